@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One entry point for a fresh machine: creates .venv, installs the project, then runs what you asked.
+#   ./dev.sh serve   run the service (development mode: private Redis, in-process worker)
+#   ./dev.sh test    lint and run the whole test suite
+#   ./dev.sh bench   engine benchmarks for every game
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3}
+VENV=.venv
+stamp=$VENV/.installed
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PY" -m venv "$VENV"
+fi
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -e '.[dev]'
+  touch "$stamp"
+fi
+cmd=${1:-help}
+shift || true
+case "$cmd" in
+  serve)
+    exec "$VENV/bin/tabletop" serve "$@" ;;
+  test)
+    "$VENV/bin/ruff" check .
+    exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" "$@" ;;
+  bench)
+    for g in $("$VENV/bin/python" -c 'from engine.registry import GAMES; print(*GAMES)'); do
+      "$VENV/bin/python" -m bench.engine --game "$g" --players 4 --games 200
+    done ;;
+  *)
+    echo "usage: ./dev.sh serve|test|bench" >&2; exit 2 ;;
+esac

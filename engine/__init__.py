@@ -1,0 +1,1 @@
+"""Pure rules core: games, the contract they share, and bots. No I/O."""

@@ -1,0 +1,1 @@
+"""Bots that play any game through the :class:`engine.core.Game` contract alone."""

@@ -1,0 +1,1 @@
+"""HTTP service: Flask + flask-smorest over the engine contract; all Redis access in ``store``."""

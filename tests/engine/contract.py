@@ -1,0 +1,221 @@
+"""Property tests of the engine contract, shared by every game.
+
+A game's test package subclasses :class:`ContractSuite`, names the game, its player counts and option
+sets, and may extend :meth:`ContractSuite.check_view_secrets` with game-specific secrets.  Everything
+here goes through the public contract only (engine/core.py), like the service and the bots do.
+
+What is checked, along random legal playouts drawn by hypothesis:
+- the game ends with a result (scores, total ranking);
+- whenever a seat is to move, ``legal_actions`` is non-empty and every listed action is accepted;
+- mutated and foreign actions not in the list are refused with IllegalAction and change nothing;
+  an action for the wrong seat is refused with rule ``turn``;
+- ``encode``/``decode`` round-trips; ``clone`` is independent of the original;
+- replaying the action log from the seed reproduces the identical encoding;
+- ``determinize(state, seat)`` keeps everything ``seat`` can see (its view and, when it is to move, its
+  legal actions), and the view never contains the RNG state;
+- every event names a valid audience and survives JSON.
+
+Every view has ``players`` (one entry per seat) and ``to_move``: the suite counts seats with it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, ClassVar
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.core import RULE_TURN, IllegalAction
+from engine.registry import get_game
+
+MAX_DECISIONS = 20_000  # far above any real game; a playout that exceeds it is a bug (no progress)
+
+
+def canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def mutations(action: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Actions near ``action`` that a sloppy client might send: wrong type, missing or extra field,
+    out-of-range or wrongly typed values, values borrowed from other legal actions."""
+    out: list[dict[str, Any]] = [
+        {**action, "type": "no_such_action"},
+        {**action, "unexpected": 1},
+        "not an object",  # type: ignore[list-item]
+    ]
+    for key, value in action.items():
+        if key == "type":
+            continue
+        out.append({k: v for k, v in action.items() if k != key})
+        if isinstance(value, bool):
+            out.append({**action, key: not value})
+            out.append({**action, key: 1})
+        elif isinstance(value, int):
+            out += [{**action, key: v} for v in (value + 1, value - 1, -1, 10**6)]
+            out.append({**action, key: str(value)})
+            out.append({**action, key: True})
+        elif isinstance(value, str):
+            out.append({**action, key: value + "_x"})
+            out.append({**action, key: 0})
+        for other in legal:
+            if key in other and other[key] != value:
+                out.append({**action, key: other[key]})
+    legal_keys = {canon(a) for a in legal}
+    return [m for m in out if not isinstance(m, dict) or canon(m) not in legal_keys]
+
+
+class ContractSuite:
+    """Subclass as ``TestContract`` with ``game_id``, ``player_counts`` and ``option_sets``."""
+
+    game_id: ClassVar[str]
+    player_counts: ClassVar[list[int]]
+    option_sets: ClassVar[list[dict[str, Any]]] = [{}]
+    #: Hypothesis examples per property; each example is one full game.
+    examples: ClassVar[int] = 12
+
+    # -- hooks --------------------------------------------------------------------------------------
+
+    def check_view_secrets(self, game: Any, state: Any, seat: int | None, view: dict[str, Any]) -> None:
+        """Game-specific leak checks for ``view`` (built for ``seat``); extend in the subclass."""
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    @property
+    def game(self) -> Any:
+        return get_game(self.game_id)
+
+    def playout(self, players: int, options: dict[str, Any], seed: int, pick_seed: int, on_step: Any = None):
+        """Play random legal actions to the end; ``on_step(state, legal, step)`` runs before each."""
+        game = self.game
+        state = game.setup(players, options, seed=seed)
+        rng = random.Random(pick_seed)
+        log: list[dict[str, Any]] = []
+        for step in range(MAX_DECISIONS):
+            if game.to_move(state) is None:
+                return state, log
+            legal = game.legal_actions(state)
+            assert legal, f"seat {game.to_move(state)} is to move but has no legal action"
+            if on_step is not None:
+                on_step(state, legal, step)
+            action = rng.choice(legal)
+            game.apply(state, action)
+            log.append(action)
+        raise AssertionError(f"no end after {MAX_DECISIONS} decisions")
+
+    def _settings(self):
+        return settings(
+            max_examples=self.examples,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=[HealthCheck.too_slow],
+        )
+
+    # -- properties ---------------------------------------------------------------------------------
+
+    def test_random_play_ends_with_result(self) -> None:
+        @self._settings()
+        @given(st.data())
+        def run(data: st.DataObject) -> None:
+            players = data.draw(st.sampled_from(self.player_counts), label="players")
+            options = data.draw(st.sampled_from(self.option_sets), label="options")
+            seed = data.draw(st.integers(0, 2**32), label="seed")
+            state, log = self.playout(players, options, seed, seed ^ 0x5EED)
+            game = self.game
+            result = game.result(state)
+            assert result is not None
+            assert len(result["scores"]) == players
+            assert sorted(result["ranking"]) == list(range(players))
+            assert "tiebreak" in result
+            json.dumps(result)
+            # Replay: the log from the seed reproduces the identical encoding.
+            replay = game.setup(players, options, seed=seed)
+            for action in log:
+                game.apply(replay, action)
+            assert game.encode(replay) == game.encode(state)
+
+        run()
+
+    def test_legal_actions_are_exactly_what_apply_accepts(self) -> None:
+        game = self.game
+
+        def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
+            before = game.encode(state)
+            seat = game.to_move(state)
+            for action in legal:
+                child = game.clone(state)
+                events = game.apply(child, json.loads(json.dumps(action)), seat=seat)
+                assert isinstance(events, list)
+                for ev in events:
+                    assert (
+                        ev["visible_to"] == "all"
+                        or ev["visible_to"] == "others"
+                        or all(isinstance(s, int) for s in ev["visible_to"])
+                    ), ev
+                    json.dumps(ev)
+            for bad in mutations(legal[step % len(legal)], legal):
+                child = game.clone(state)
+                try:
+                    game.apply(child, bad)
+                except IllegalAction as exc:
+                    assert exc.rule and exc.message
+                else:
+                    raise AssertionError(f"apply accepted {bad!r}, which legal_actions does not list")
+                assert game.encode(child) == before, f"refused {bad!r} changed the state"
+            other = (seat + 1) % len(game.view(state, None)["players"]) if seat is not None else 0
+            if other != seat:
+                child = game.clone(state)
+                try:
+                    game.apply(child, legal[0], seat=other)
+                except IllegalAction as exc:
+                    assert exc.rule == RULE_TURN
+                else:
+                    raise AssertionError("apply accepted an action from a seat that is not to move")
+                assert game.encode(child) == before
+            assert game.encode(state) == before, "applying to a clone changed the original"
+
+        @self._settings()
+        @given(st.data())
+        def run(data: st.DataObject) -> None:
+            players = data.draw(st.sampled_from(self.player_counts), label="players")
+            options = data.draw(st.sampled_from(self.option_sets), label="options")
+            seed = data.draw(st.integers(0, 2**32), label="seed")
+            self.playout(players, options, seed, seed + 1, on_step)
+
+        run()
+
+    def test_encoding_views_and_determinize(self) -> None:
+        game = self.game
+
+        def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
+            data = game.encode(state)
+            assert isinstance(data, bytes)
+            assert game.encode(game.decode(data)) == data
+            if step % 3:
+                return
+            players = len(game.view(state, None)["players"])
+            mover = game.to_move(state)
+            rng = random.Random(step)
+            for seat in [None, *range(players)]:
+                view = game.view(state, seat)
+                text = json.dumps(view)
+                self.check_view_secrets(game, state, seat, view)
+                if seat is None:
+                    continue
+                sample = game.determinize(state, seat, rng)
+                assert game.view(sample, seat) == view, f"determinize changed what seat {seat} sees"
+                if seat == mover:
+                    assert canon(game.legal_actions(sample)) == canon(legal)
+                assert json.loads(text) == view
+            assert game.encode(state) == data, "view/determinize changed the state"
+
+        @self._settings()
+        @given(st.data())
+        def run(data: st.DataObject) -> None:
+            players = data.draw(st.sampled_from(self.player_counts), label="players")
+            options = data.draw(st.sampled_from(self.option_sets), label="options")
+            seed = data.draw(st.integers(0, 2**32), label="seed")
+            self.playout(players, options, seed, seed + 2, on_step)
+
+        run()

@@ -1,0 +1,1 @@
+"""RQ jobs that play bot seats and sweep stalled matches."""
