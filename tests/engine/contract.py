@@ -12,7 +12,7 @@ What is checked, along random legal playouts drawn by hypothesis:
 - ``encode``/``decode`` round-trips; ``clone`` is independent of the original;
 - replaying the action log from the seed reproduces the identical encoding;
 - ``determinize(state, seat)`` keeps everything ``seat`` can see (its view and, when it is to move, its
-  legal actions), and the view never contains the RNG state;
+  legal actions) and depends on nothing else (same rng, different hidden truth -> same sample);
 - every event names a valid audience and survives JSON.
 
 Every view has ``players`` (one entry per seat) and ``to_move``: the suite counts seats with it.
@@ -203,8 +203,17 @@ class ContractSuite:
                 self.check_view_secrets(game, state, seat, view)
                 if seat is None:
                     continue
-                sample = game.determinize(state, seat, rng)
+                sample = game.determinize(state, seat, random.Random(step))
                 assert game.view(sample, seat) == view, f"determinize changed what seat {seat} sees"
+                # determinize is a function of the seat's information set and the rng alone: starting
+                # from a state whose hidden parts were already resampled gives the identical result.
+                # (Sort pools of unknown cards before shuffling them; never iterate the true hidden
+                # order.) The bots rely on this: their choice must not depend on hidden information.
+                other = game.determinize(state, seat, rng)
+                again = game.determinize(other, seat, random.Random(step))
+                assert game.encode(again) == game.encode(sample), (
+                    f"determinize for seat {seat} depends on hidden information of the true state"
+                )
                 if seat == mover:
                     assert canon(game.legal_actions(sample)) == canon(legal)
                 assert json.loads(text) == view
