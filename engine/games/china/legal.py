@@ -1,0 +1,142 @@
+"""The legal actions of the pending decision: exactly the set ``apply`` accepts.
+
+A turn is split into small decisions (DP2-DP5): at the start of a turn the player places a first
+piece, swaps a card or (variant) fortifies; after a first piece he may place a second one or finish;
+then he draws one card at a time.  The two-piece constraints (R26 three cards, R30 one province,
+R31 one piece into a province empty at turn start) are kept as masks on the state, so the first and
+the second piece are enumerated by the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .components import (
+    COLOURS,
+    IS_BORDER,
+    PROVINCE_COLOUR,
+    PROVINCE_SPACES,
+    PROVINCES,
+    SPACE_MASK,
+    SPACE_PROVINCES,
+    SPACES,
+)
+from .payments import border_payments, fortify_payments, payments_by_colour
+from .state import DRAW, FREE, OVER, PLACE, TURN, UNUSED, State
+
+#: Most cards one turn may play (R26).
+MAX_CARDS = 3
+#: Most pieces one turn may place (R26).
+MAX_PIECES = 2
+#: Mask of all provinces: the first piece of a turn may go anywhere (R30).
+ALL_PROVINCES = (1 << len(PROVINCES)) - 1
+#: Card colours of each space's provinces: one, or two for a border space (R27).
+SPACE_COLOURS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(PROVINCE_COLOUR[p] for p in provs) for provs in SPACE_PROVINCES
+)
+_PROVINCE_RANGE = range(len(PROVINCES))
+_COLOUR_RANGE = range(len(COLOURS))
+#: Non-border house spaces grouped by the colour paying for them: (space, id, province mask).
+_PLAIN_SPACES_BY_COLOUR = tuple(
+    tuple((s, SPACES[s], SPACE_MASK[s]) for s in range(len(SPACES)) if SPACE_COLOURS[s] == (c,))
+    for c in _COLOUR_RANGE
+)
+#: Border spaces: (space, id, province mask, colour of each province) (R13, R27).
+_BORDER_SPACES = tuple(
+    (s, SPACES[s], SPACE_MASK[s], *SPACE_COLOURS[s]) for s in range(len(SPACES)) if IS_BORDER[s]
+)
+#: Dragon seals: (province, id, province bit, colour) (R33).
+_SEALS = tuple((p, PROVINCES[p], 1 << p, PROVINCE_COLOUR[p]) for p in _PROVINCE_RANGE)
+
+Action = dict[str, Any]
+
+
+def legal_actions(st: State) -> list[Action]:
+    """The pending decision's actions, cached on the state until the next ``apply``."""
+    if st._legal is None:
+        st._legal = _BUILDERS[st.phase](st)
+    return st._legal
+
+
+def _turn_start(st: State) -> list[Action]:
+    """PLACE (a first piece), SWAP, or with the variant FORTIFY (R23, R24, R64)."""
+    out = placements(st)
+    seat = st.seat
+    hand = st.hands[seat]
+    if any(hand) and st.can_draw():  # R49
+        out += [{"type": "swap", "discard": COLOURS[c]} for c in _COLOUR_RANGE if hand[c]]
+    if st.fortifications and st.fort[seat] == UNUSED:
+        out += _fortifications(st)
+    return out
+
+
+def _second_piece(st: State) -> list[Action]:
+    return [*placements(st), {"type": "finish"}]
+
+
+def _draws(st: State) -> list[Action]:
+    """One draw: the top of the pile or any face-up card (R45, R46, R49)."""
+    out: list[Action] = [{"type": "draw_deck"}] if st.deck else []
+    out += [{"type": "draw_display", "slot": i} for i, card in enumerate(st.display) if card >= 0]
+    return out
+
+
+_BUILDERS = {TURN: _turn_start, PLACE: _second_piece, DRAW: _draws, OVER: lambda st: []}
+
+
+def placements(st: State) -> list[Action]:
+    """Every legal next piece with its payment (R26-R34, R39).
+
+    A piece is allowed where its province mask meets ``t_common`` (R30) and misses ``t_blocked``
+    (R31); its payment must fit in the cards the turn has left (R26).  Spaces are visited grouped by
+    the colour that pays for them, so colours the hand cannot pay for cost nothing.
+    """
+    seat = st.seat
+    hand = tuple(st.hands[seat])
+    budget = MAX_CARDS - st.t_cards
+    common, blocked = st.t_common, st.t_blocked
+    houses_left, emissaries_left = st.supply[seat]
+    pays = payments_by_colour(hand, budget)
+    out: list[Action] = []
+    add = out.append  # plain loops: a comprehension per space costs more than its dicts (CPython 3.11)
+    if houses_left:  # R32, R39
+        owner = st.owner
+        for colour, spaces in enumerate(_PLAIN_SPACES_BY_COLOUR):
+            opts = pays[colour]
+            if opts:
+                for s, target, mask in spaces:
+                    if owner[s] == FREE and mask & common and not mask & blocked:
+                        for pay in opts:
+                            add({"type": "place", "piece": "house", "target": target, "pay": pay})
+        if budget >= 2:
+            for s, target, mask, a, b in _BORDER_SPACES:
+                if owner[s] == FREE and mask & common and not mask & blocked:
+                    for pay in border_payments(hand, a, b, budget):
+                        add({"type": "place", "piece": "house", "target": target, "pay": pay})
+    if emissaries_left:  # R33, R34, R39
+        houses, seals = st.houses, st.seals
+        for p, target, bit, colour in _SEALS:
+            opts = pays[colour]
+            # State.seal_limit inlined: this loop runs at every decision
+            if opts and bit & common and not bit & blocked and sum(seals[p]) < max(houses[p]):
+                for pay in opts:
+                    add({"type": "place", "piece": "emissary", "target": target, "pay": pay})
+    return out
+
+
+def _fortifications(st: State) -> list[Action]:
+    """Fortify one of one's houses, paying two payments for one of its provinces (R64)."""
+    seat = st.seat
+    hand = st.hands[seat]
+    out: list[Action] = []
+    for p in _PROVINCE_RANGE:
+        opts = fortify_payments(hand, PROVINCE_COLOUR[p])
+        if not opts or not st.houses[p][seat]:
+            continue
+        for s in PROVINCE_SPACES[p]:
+            if st.owner[s] == seat:
+                out += [
+                    {"type": "fortify", "space": SPACES[s], "province": PROVINCES[p], "pay": pay}
+                    for pay in opts
+                ]
+    return out
