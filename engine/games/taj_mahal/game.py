@@ -1,0 +1,61 @@
+"""The Taj Mahal game object: the engine contract (engine/core.py) wired to the rules modules."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, ClassVar
+
+from engine.core import Action, Event, Result, check_players, pack, resolve_options, unpack
+from engine.games.taj_mahal import rules, scoring, view
+from engine.games.taj_mahal.components import STANDARD
+from engine.games.taj_mahal.heuristic import heuristic
+from engine.games.taj_mahal.state import State
+
+_VERSION = 1
+
+
+class TajMahal:
+    id = "taj_mahal"
+    title = "Taj Mahal"
+    min_players = min(STANDARD.player_counts)
+    max_players = max(STANDARD.player_counts)
+    options: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}  # no options
+    actions = rules.ACTIONS
+    rules_file = str(Path(__file__).with_name("RULES.md"))
+
+    def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
+        check_players(self, players)
+        resolve_options(self.options, options)
+        return rules.setup(STANDARD, players, seed)
+
+    def to_move(self, state: State) -> int | None:
+        return rules.to_move(state)
+
+    def legal_actions(self, state: State) -> list[Action]:
+        return rules.legal_actions(state)
+
+    def apply(self, state: State, action: Action, seat: int | None = None) -> list[Event]:
+        return rules.apply(state, action, seat)
+
+    def clone(self, state: State) -> State:
+        return state.clone()
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.view(state, seat)
+
+    def result(self, state: State) -> Result | None:
+        return scoring.result(state)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return view.determinize(state, seat, rng)
+
+    def heuristic(self, state: State, seat: int) -> float:
+        return heuristic(state, seat)
+
+    def encode(self, state: State) -> bytes:
+        return pack(self.id, _VERSION, state.to_json())
+
+    def decode(self, data: bytes) -> State:
+        _, payload = unpack(self.id, {_VERSION}, data)
+        return State.from_json(payload)
