@@ -7,7 +7,10 @@ from importlib import import_module
 from engine.core import Game
 
 # Module of each registered game; each module exposes ``GAME``.
-_MODULES: dict[str, str] = {}
+_MODULES: dict[str, str] = {
+    "taj_mahal": "engine.games.taj_mahal",
+    "china": "engine.games.china",
+}
 
 GAMES: dict[str, Game] = {gid: import_module(mod).GAME for gid, mod in _MODULES.items()}
 
