@@ -1,0 +1,113 @@
+"""The round structure (R21): who moves next, and the automatic steps between decisions.
+
+Each ``next_*`` function is called when the seat to move has finished its part of a phase; it hands the
+decision to the next seat of the phase order or runs the automatic steps (dealing, the event, decay,
+scoring) up to the next decision.  Phase orders are fixed at the start of each phase (R20).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.core import Event, event
+
+from .components import ACTION_IDS, GROUP_SIZES, NO_PERSON_ROUND, ROUNDS
+from .monthly_events import decay, resolve
+from .palaces import track_order
+from .scoring import score_final, score_round
+from .state import ACTION, COURT, OVER, PERSON, RELEASE, State
+
+
+def _next_seat(
+    state: State, phase: int, then: Callable[[State, list[Event]], None], events: list[Event]
+) -> None:
+    """Hand ``phase``'s decision to the next seat of the phase order, or go on with ``then``."""
+    state.turn += 1
+    if state.turn < state.n:
+        state.phase = phase
+    else:
+        then(state, events)
+
+
+def next_court_seat(state: State, events: list[Event]) -> None:
+    """R14: the court is chosen in seat order from the first player; then month 1 begins."""
+    _next_seat(state, COURT, begin_round, events)
+
+
+def begin_round(state: State, events: list[Event]) -> None:
+    """R22: shuffle the 7 action cards into groups by player count, revealed to all; R19 order."""
+    state.round += 1
+    deal(state)
+    state.order = track_order(state)
+    state.turn = 0
+    state.phase = ACTION
+    events.append(
+        event("round", round=state.round, groups=[[ACTION_IDS[a] for a in g] for g in state.groups])
+    )
+
+
+def deal(state: State) -> None:
+    """R22, R58b: the groups are dealt from the state's RNG only now, at the start of Phase 1."""
+    cards = list(range(len(ACTION_IDS)))
+    state.rng.shuffle(cards)
+    state.groups = []
+    start = 0
+    for size in GROUP_SIZES[state.n]:
+        state.groups.append(tuple(cards[start : start + size]))
+        start += size
+    state.dragons = [0] * len(state.groups)
+
+
+def next_action_seat(state: State, events: list[Event]) -> None:
+    _next_seat(state, ACTION, _end_action_phase, events)
+
+
+def _end_action_phase(state: State, events: list[Event]) -> None:
+    """R35: the dragons return and the cards are collected; R21: month 12 has no Person phase."""
+    state.groups = []
+    state.dragons = []
+    if state.round == NO_PERSON_ROUND:
+        begin_event(state, events)
+    else:
+        state.order = track_order(state)
+        state.turn = 0
+        state.phase = PERSON
+
+
+def next_person_seat(state: State, events: list[Event]) -> None:
+    _next_seat(state, PERSON, begin_event, events)
+
+
+def begin_event(state: State, events: list[Event]) -> None:
+    """R39, R40: resolve the month's event in the order fixed now, then collect the releases owed."""
+    state.order = track_order(state)
+    events.append(resolve(state))
+    state.turn = -1
+    next_releaser(state, events)
+
+
+def next_releaser(state: State, events: list[Event]) -> None:
+    """R40: releases are made seat by seat in turn order; then decay and scoring follow."""
+    state.last = -1
+    for t in range(state.turn + 1, state.n):
+        if state.owed[state.order[t]]:
+            state.turn = t
+            state.phase = RELEASE
+            return
+    end_month(state, events)
+
+
+def end_month(state: State, events: list[Event]) -> None:
+    """R49 decay, R52 scoring; after month 12 the final scoring ends the game (R53)."""
+    events.append(decay(state))
+    events.append(score_round(state))
+    if state.round == ROUNDS:
+        finish(state, events)
+    else:
+        begin_round(state, events)
+
+
+def finish(state: State, events: list[Event]) -> None:
+    events.append(score_final(state))
+    state.phase = OVER
+    state.turn = 0
