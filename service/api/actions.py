@@ -1,0 +1,55 @@
+"""Moves: one action of the caller's seat, guarded by the match version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask_smorest import Blueprint
+
+from service.api import ETAG_HEADER, services
+from service.play import Move, etag
+from service.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
+from service.spec import REQUIRED_SEAT
+
+blp = Blueprint("actions", __name__, url_prefix="/v1/matches", description="Moves")
+
+
+_SAME_MATCH = {"match_id": "$request.path.match_id"}
+#: After a move: what the next decision is, and the new state.
+MOVE_LINKS = {
+    "GetLegalActions": {"operationId": "getLegalActions", "parameters": _SAME_MATCH},
+    "GetMatch": {"operationId": "getMatch", "parameters": _SAME_MATCH},
+}
+
+
+@blp.route("/<match_id>/actions", methods=["POST"])
+@blp.arguments(ActionRequestSchema())
+@blp.arguments(ActionHeadersSchema(), location="headers")
+@blp.response(200, MoveResultSchema, headers=ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN", description="The pending decision is another seat's")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT", description="Stale `expected_version`")
+@blp.alt_response(412, response="PRECONDITION_FAILED", description="Stale `If-Match`")
+@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY", description="Illegal action (`rule` names the rule)")
+@blp.alt_response(428, response="PRECONDITION_REQUIRED", description="Neither If-Match nor expected_version")
+@blp.doc(operationId="submitAction", security=REQUIRED_SEAT, responses={200: {"links": MOVE_LINKS}})
+def submit_action(body: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
+    """Submit one action for the caller's seat, based on the version the caller saw.
+
+    Retrying with the same ``Idempotency-Key`` returns the stored response and applies nothing twice;
+    the same key with a different body is 422.
+    """
+    svc = services()
+    if_match = headers.get("if_match")
+    move = Move(
+        action=body["action"],
+        body_version=body.get("expected_version"),
+        header_version=int(if_match.strip().strip('"')) if if_match else None,
+        idempotency_key=headers.get("idempotency_key"),
+    )
+    result = svc.matches.move(match_id, request.headers.get("Authorization"), move)
+    svc.metrics.observe_move()
+    return result, 200, {"ETag": etag(result["version"])}

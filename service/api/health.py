@@ -1,0 +1,42 @@
+"""Liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from flask import Response
+from flask_smorest import Blueprint
+
+from service.api import services
+from service.errors import ApiError
+from service.schemas.health import StatusSchema
+
+blp = Blueprint("health", __name__, description="Operations")
+
+
+@blp.route("/healthz")
+@blp.response(200, StatusSchema)
+def healthz() -> dict[str, Any]:
+    """The process serves requests (touches nothing else)."""
+    return {"status": "ok"}
+
+
+@blp.route("/readyz")
+@blp.response(200, StatusSchema)
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+def readyz() -> dict[str, Any]:
+    """Redis is reachable."""
+    try:
+        services().matches.store.ping()
+    except redis.RedisError:
+        raise ApiError(503, "unavailable", "redis is not reachable") from None
+    return {"status": "ready"}
+
+
+@blp.route("/metrics")
+@blp.response(200, content_type="text/plain", description="Prometheus text exposition")
+@blp.doc(responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}})
+def metrics() -> Response:
+    """Requests by route and status, move latency, active matches."""
+    return services().metrics.response()

@@ -1,0 +1,40 @@
+-- One move of one match, all or nothing (see service/store.py, Store.commit).
+-- KEYS: meta, state, events, log [, idempotency record]   (one hash tag: same cluster slot)
+-- ARGV: expected version, encoded state, log entry, expire seconds (0 = keep), idempotency record,
+--       idempotency seconds, number of meta field/value items, meta items..., events...
+-- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then
+  return {-1}
+end
+if KEYS[5] then
+  local stored = redis.call('GET', KEYS[5])
+  if stored then
+    return {2, stored}
+  end
+end
+if current ~= ARGV[1] then
+  return {0, tonumber(current)}
+end
+local version = tonumber(current) + 1
+local nmeta = tonumber(ARGV[7])
+local meta = {'version', version}
+for i = 8, 7 + nmeta do
+  meta[#meta + 1] = ARGV[i]
+end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], unpack(meta))
+for i = 8 + nmeta, #ARGV do
+  redis.call('XADD', KEYS[3], version .. '-' .. (i - 7 - nmeta), 'e', ARGV[i])
+end
+redis.call('RPUSH', KEYS[4], ARGV[3])
+if KEYS[5] then
+  redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
+end
+local expire = tonumber(ARGV[4])
+if expire > 0 then
+  for i = 1, 4 do
+    redis.call('EXPIRE', KEYS[i], expire)
+  end
+end
+return {1, version}

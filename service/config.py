@@ -1,0 +1,67 @@
+"""Service settings, read from environment variables that all start with ``TABLETOP_``.
+
+One frozen object built once per app, so a request never reads the environment and tests can build a
+config by keyword.  The README's configuration table lists the same names and defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+PREFIX = "TABLETOP_"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every knob of the service; the field name upper-cased with the prefix is its variable."""
+
+    #: Redis to use; empty means "start a private one" (``tabletop serve`` only, development mode).
+    redis_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Request bodies larger than this are refused with 413.
+    max_body_bytes: int = 64 * 1024
+    #: Seconds a finished match (state, events, log) is kept before Redis expires it.
+    retention_seconds: int = 7 * 24 * 3600
+    #: Seconds an Idempotency-Key record is kept (Stripe keeps them at least a day).
+    idempotency_seconds: int = 24 * 3600
+    #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
+    allow_seed: bool = False
+    #: Upper bound for the events long-poll ``wait`` parameter, in seconds.
+    max_wait_seconds: float = 30.0
+    #: A streaming events response writes a heartbeat at least this often.
+    heartbeat_seconds: float = 15.0
+    #: A stream is closed after this long; clients reconnect with ``after``/``Last-Event-ID``.
+    stream_max_seconds: float = 3600.0
+    #: Default and maximum page size of ``GET /v1/matches``.
+    page_size: int = 20
+    max_page_size: int = 100
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
+        """Settings from ``TABLETOP_*`` variables (typed like the defaults), then ``overrides``."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(PREFIX + f.name.upper())
+            if raw is None:
+                continue
+            kind = type(f.default)
+            try:
+                values[f.name] = _parse_bool(raw) if kind is bool else kind(raw)
+            except ValueError:
+                raise ValueError(f"{PREFIX}{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from None
+        values.update(overrides)
+        return cls(**values)
+
+
+def _parse_bool(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError(raw)

@@ -1,0 +1,73 @@
+"""Prometheus metrics: requests by route and status, move latency, active matches.
+
+Each app gets its own registry (tests build many apps).  Under gunicorn with several workers, set
+``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's own switch) and ``/metrics`` aggregates all workers.
+Active matches are counted in Redis at scrape time, so every worker reports the same true number.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from service.store import Store
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class _ActiveMatches:
+    """Collector reading the active-match index at scrape time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "tabletop_active_matches", "Matches not finished yet", value=self.store.active_count()
+        )
+
+
+class Metrics:
+    def __init__(self, store: Store) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "tabletop_http_requests",
+            "HTTP requests by method, route template and status",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.moves = Histogram(
+            "tabletop_move_seconds",
+            "Time to handle POST /v1/matches/{id}/actions (successful moves)",
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.exposition = CollectorRegistry()
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            MultiProcessCollector(self.exposition)
+        else:
+            self.exposition = self.registry
+        self.exposition.register(_ActiveMatches(store))
+
+    def install(self, app: Flask) -> None:
+        @app.before_request
+        def _start() -> None:
+            g.started = time.perf_counter()
+
+        @app.after_request
+        def _count(response: Response) -> Response:
+            rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+            self.requests.labels(request.method, rule, str(response.status_code)).inc()
+            return response
+
+    def observe_move(self) -> None:
+        self.moves.observe(time.perf_counter() - g.started)
+
+    def response(self) -> Response:
+        return Response(generate_latest(self.exposition), mimetype=CONTENT_TYPE_LATEST)

@@ -1,0 +1,410 @@
+"""What the API does with matches, over the engine contract and the store, free of HTTP parsing.
+
+Nothing here knows a game's rules: it calls ``setup``/``to_move``/``legal_actions``/``apply``/``view``/
+``result``/``encode``/``decode`` and filters events with :func:`engine.core.event_visible`.  Every
+response that shows game state is built from ``game.view(state, seat)`` for the caller's own seat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import (
+    Game,
+    IllegalAction,
+    InvalidOptions,
+    check_players,
+    event_visible,
+    resolve_options,
+)
+from service import auth, bots
+from service.config import Config
+from service.errors import ApiError, not_found
+from service.store import ACTIVE, FINISHED, MatchMeta, Store, StoredEvent, now, progress_fields
+
+#: Service events (not the engine's): the first and the last of every match's stream.
+CREATED = "match_created"
+OVER = "match_over"
+#: Events read from the stream per JSON response (the client pages on with ``after=last_id``).
+EVENTS_PER_PAGE = 1000
+
+
+def client_event(stored: StoredEvent) -> dict[str, Any]:
+    """An event as clients get it: its stream id, without the audience list."""
+    return {"id": stored.id, **{k: v for k, v in stored.event.items() if k != "visible_to"}}
+
+
+def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
+    return [{"seat": i, **s} for i, s in enumerate(meta.seats)]
+
+
+def summary(meta: MatchMeta) -> dict[str, Any]:
+    return {
+        "id": meta.id,
+        "game": meta.game,
+        "status": meta.status,
+        "version": meta.version,
+        "players": meta.players,
+        "seats": seat_info(meta),
+        "to_move": meta.to_move,
+        "created_at": meta.created_at,
+        "updated_at": meta.updated_at,
+    }
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move request after HTTP parsing."""
+
+    action: Any
+    body_version: int | None
+    header_version: int | None
+    idempotency_key: str | None
+
+
+class Matches:
+    """Match operations for one app: the registered games, the store and the settings."""
+
+    def __init__(self, store: Store, games: dict[str, Game], config: Config) -> None:
+        self.store = store
+        self.games = games
+        self.config = config
+
+    # -- lookups ------------------------------------------------------------------------------------
+
+    def game(self, game_id: str) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            raise not_found(f"game {game_id!r}")
+        return game
+
+    def meta(self, match_id: str) -> MatchMeta:
+        loaded = self.store.load(match_id, state=False)
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        return loaded.meta
+
+    def meta_and_state(self, match_id: str) -> tuple[MatchMeta, Any]:
+        loaded = self.store.load(match_id)
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        return loaded.meta, self.games[loaded.meta.game].decode(loaded.state)
+
+    @staticmethod
+    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None:
+        """The seat whose bearer token the caller holds; ``None`` for a spectator (no token, allowed
+        unless ``required``).  401 for a malformed or foreign token."""
+        token = bearer_or_401(authorization)
+        if token is None:
+            if required:
+                raise unauthorized("a seat token is required")
+            return None
+        seat = auth.seat_of_token(token, meta.token_hashes)
+        if seat is None:
+            raise unauthorized("this token holds no seat of this match", 'Bearer error="invalid_token"')
+        return seat
+
+    # -- documents ----------------------------------------------------------------------------------
+
+    def document(self, meta: MatchMeta, state: Any, seat: int | None) -> dict[str, Any]:
+        """The match as ``seat`` (None: a spectator) may see it."""
+        return {
+            **summary(meta),
+            "your_seat": seat,
+            "options": meta.options,
+            "result": meta.result,
+            "view": self.games[meta.game].view(state, seat),
+        }
+
+    # -- create -------------------------------------------------------------------------------------
+
+    def create(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Set up a match; the returned document carries each human seat's token (shown only here)."""
+        game = self.games.get(request["game"])
+        if game is None:
+            raise invalid("game", f"unknown game {request['game']!r}; known: {sorted(self.games)}")
+        seats = request["seats"]
+        try:
+            check_players(game, len(seats))
+            options = resolve_options(game.options, request["options"])
+        except InvalidOptions as exc:
+            raise invalid(
+                "seats" if exc.field == "players" else f"options.{exc.field}", exc.message
+            ) from None
+        if "seed" in request and not self.config.allow_seed:
+            raise invalid("seed", "this server does not accept client seeds (TABLETOP_ALLOW_SEED)")
+        seed = request.get("seed", secrets.randbits(63))
+        try:
+            state = game.setup(len(seats), options, seed=seed)
+        except InvalidOptions as exc:
+            raise invalid(f"options.{exc.field}", exc.message) from None
+        tokens: list[dict[str, Any]] = []
+        stored_seats: list[dict[str, Any]] = []
+        hashes: list[str] = []
+        for i, seat in enumerate(seats):
+            if seat["kind"] == "bot":
+                stored_seats.append(
+                    {
+                        "name": seat["name"],
+                        "kind": "bot",
+                        "level": seat.get("level", bots.DEFAULT_LEVEL),
+                        "think_ms": seat.get("think_ms", bots.DEFAULT_THINK_MS),
+                    }
+                )
+                hashes.append("")
+            else:
+                token = auth.new_token()
+                tokens.append({"seat": i, "token": token})
+                stored_seats.append({"name": seat["name"], "kind": "human"})
+                hashes.append(auth.hash_token(token))
+        to_move = game.to_move(state)
+        created = now()
+        meta = MatchMeta(
+            id=secrets.token_hex(8),
+            game=game.id,
+            players=len(seats),
+            seats=stored_seats,
+            token_hashes=hashes,
+            options=options,
+            seed=seed,
+            version=0,
+            status=ACTIVE if to_move is not None else FINISHED,
+            to_move=to_move,
+            result=game.result(state) if to_move is None else None,
+            created_at=created,
+            updated_at=created,
+            seq=self.store.next_seq(),
+        )
+        event = {
+            "type": CREATED,
+            "visible_to": "all",
+            "game": game.id,
+            "seats": seat_info(meta),
+            "options": options,
+        }
+        self.store.create(meta, game.encode(state), event)
+        self._announce_bot_turn(meta.id, meta.version, meta.seats, to_move)
+        return {**self.document(meta, state, None), "tokens": tokens}
+
+    # -- play ---------------------------------------------------------------------------------------
+
+    def legal_actions(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        meta, state = self.meta_and_state(match_id)
+        seat = self.caller(meta, authorization, required=True)
+        check_decision(meta, seat)
+        return {"version": meta.version, "seat": seat, "actions": self.games[meta.game].legal_actions(state)}
+
+    def move(self, match_id: str, authorization: str | None, move: Move) -> dict[str, Any]:
+        """Apply one action for the caller's seat through the store's compare-and-set commit."""
+        expected, source = expected_version(move)
+        fingerprint = hashlib.sha256(
+            json.dumps([move.action, expected], sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+        idem_key = None
+        if move.idempotency_key is not None:
+            token = bearer_or_401(authorization) or ""
+            idem_key = self.store.idempotency_key(match_id, token, move.idempotency_key)
+        loaded = self.store.load(match_id, idempotency_key=idem_key)
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        seat = self.caller(loaded.meta, authorization, required=True)
+        if loaded.idempotency_record is not None:
+            return replay(loaded.idempotency_record, fingerprint)
+        meta = loaded.meta
+        if expected != meta.version:
+            raise stale(meta.version, source)
+        check_decision(meta, seat, allow_over=True)
+        game = self.games[meta.game]
+        state = game.decode(loaded.state)
+        try:
+            events = game.apply(state, move.action, seat=seat)
+        except IllegalAction as exc:
+            raise ApiError(
+                422,
+                "illegal_action",
+                exc.message,
+                {"field": exc.field, "version": meta.version},
+                rule=exc.rule,
+            ) from None
+        to_move = game.to_move(state)
+        result = game.result(state) if to_move is None else None
+        status = FINISHED if to_move is None else ACTIVE
+        if result is not None:
+            events.append({"type": OVER, "visible_to": "all", "result": result})
+        version = meta.version + 1
+        body = {
+            "version": version,
+            "status": status,
+            "to_move": to_move,
+            "result": result,
+            "view": game.view(state, seat),
+            "events": [
+                client_event(StoredEvent(f"{version}-{n}", ev))
+                for n, ev in enumerate(events, 1)
+                if event_visible(ev, seat)
+            ],
+        }
+        idempotency = None
+        if idem_key is not None:
+            record = json.dumps({"fingerprint": fingerprint, "body": body})
+            idempotency = (idem_key, record, self.config.idempotency_seconds)
+        commit = self.store.commit(
+            meta,
+            game.encode(state),
+            progress_fields(status, to_move, result, now()),
+            events,
+            {"version": version, "seat": seat, "action": move.action},
+            self.config.retention_seconds if status == FINISHED else 0,
+            idempotency,
+        )
+        if commit.replay is not None:
+            return replay(commit.replay, fingerprint)
+        if commit.stale is not None:
+            raise stale(commit.stale, source)
+        if commit.gone:
+            raise not_found(f"match {match_id!r}")
+        self._announce_bot_turn(match_id, version, meta.seats, to_move)
+        return body
+
+    @staticmethod
+    def _announce_bot_turn(
+        match_id: str, version: int, seats: list[dict[str, Any]], to_move: int | None
+    ) -> None:
+        if to_move is not None and bots.is_bot(seats[to_move]):
+            bots.bot_turn_pending(match_id, version, seats[to_move])
+
+    # -- events and log -----------------------------------------------------------------------------
+
+    def visible_events(
+        self, match_id: str, seat: int | None, after: str, count: int | None = None
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Events after ``after`` that ``seat`` may see (of the next ``count`` or all), and the id of the
+        last event read, seen or not."""
+        rows = self.store.events_after(match_id, after, count)
+        last = rows[-1].id if rows else after
+        return [client_event(r) for r in rows if event_visible(r.event, seat)], last
+
+    def poll_events(
+        self, match_id: str, seat: int | None, after: str, wait: float
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds."""
+        deadline = time.monotonic() + min(wait, self.config.max_wait_seconds)
+        while True:
+            events, after = self.visible_events(match_id, seat, after, EVENTS_PER_PAGE)
+            remaining = deadline - time.monotonic()
+            if events or remaining <= 0:
+                return events, after
+            self.store.wait_events(match_id, after, remaining)
+
+    def stream_events(self, match_id: str, seat: int | None, after: str) -> Iterator[dict[str, Any] | None]:
+        """Events for a streaming response; ``None`` items are heartbeats, due whenever nothing was
+        written for ``heartbeat_seconds`` (events other seats may see do not count).  Ends after
+        ``match_over`` (at once when the match is over and ``after`` is past it), or after
+        ``stream_max_seconds`` (the client reconnects with the last id)."""
+        beat = self.config.heartbeat_seconds
+        written = time.monotonic()
+        deadline = written + self.config.stream_max_seconds
+        while True:
+            rows = self.store.events_after(match_id, after, EVENTS_PER_PAGE)
+            for row in rows:
+                after = row.id
+                if event_visible(row.event, seat):
+                    yield client_event(row)
+                    written = time.monotonic()
+                if row.event["type"] == OVER:
+                    return
+            clock = time.monotonic()
+            if clock >= deadline or (not rows and self.meta(match_id).status == FINISHED):
+                return
+            if clock - written >= beat:
+                yield None
+                written = clock
+            if not rows:
+                self.store.wait_events(match_id, after, min(written + beat, deadline) - clock)
+
+    def action_log(self, meta: MatchMeta, seat: int | None) -> dict[str, Any]:
+        """The full log and seed once over; before that, only the action events ``seat`` may see."""
+        doc = {"game": meta.game, "players": meta.players, "options": meta.options}
+        if meta.status == FINISHED:
+            return {**doc, "complete": True, "seed": meta.seed, "entries": self.store.action_log(meta.id)}
+        events, _ = self.visible_events(meta.id, seat, "0-0")
+        entries = [
+            {"version": int(ev["id"].split("-")[0]), "seat": ev["seat"], "action": ev["action"]}
+            for ev in events
+            if ev["type"] == "action"
+        ]
+        return {**doc, "complete": False, "seed": None, "entries": entries}
+
+
+# -- request checks -------------------------------------------------------------------------------
+
+
+def etag(version: int) -> str:
+    """The ETag of a match: its version, as a strong validator (``"12"``)."""
+    return f'"{version}"'
+
+
+def unauthorized(message: str, challenge: str = "Bearer") -> ApiError:
+    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": challenge})
+
+
+def bearer_or_401(authorization: str | None) -> str | None:
+    try:
+        return auth.bearer_token(authorization)
+    except ValueError as exc:
+        raise unauthorized(str(exc)) from None
+
+
+def invalid(field: str, message: str) -> ApiError:
+    return ApiError(422, "invalid_request", f"{field}: {message}", {"field": field})
+
+
+def expected_version(move: Move) -> tuple[int, str]:
+    """The version the move is based on, and where it came from (header or body)."""
+    if move.header_version is None and move.body_version is None:
+        raise ApiError(428, "version_required", 'send If-Match: "<version>" or expected_version in the body')
+    if None not in (move.header_version, move.body_version) and move.header_version != move.body_version:
+        raise invalid("expected_version", "disagrees with the If-Match header")
+    if move.header_version is not None:
+        return move.header_version, "header"
+    return move.body_version, "body"  # type: ignore[return-value]
+
+
+def stale(current: int, source: str) -> ApiError:
+    """412 when the version came in If-Match (HTTP precondition), 409 when it came in the body."""
+    return ApiError(
+        412 if source == "header" else 409,
+        "stale_version",
+        f"the match is at version {current}; reload and decide again",
+        {"current_version": current},
+        headers={"ETag": etag(current)},
+    )
+
+
+def check_decision(meta: MatchMeta, seat: int | None, *, allow_over: bool = False) -> None:
+    """403 unless ``seat`` holds the pending decision (a finished match is left to the engine when
+    ``allow_over``, so the client gets its ``game-over`` rule)."""
+    if meta.to_move == seat or (allow_over and meta.to_move is None):
+        return
+    if meta.to_move is None:
+        raise ApiError(403, "not_your_decision", "the match is over; no decision is pending")
+    raise ApiError(
+        403,
+        "not_your_decision",
+        f"seat {meta.to_move} is to decide, not seat {seat}",
+        {"to_move": meta.to_move},
+    )
+
+
+def replay(record: str, fingerprint: str) -> dict[str, Any]:
+    """The stored response of an earlier request with the same Idempotency-Key (same body only)."""
+    stored = json.loads(record)
+    if stored["fingerprint"] != fingerprint:
+        raise invalid("Idempotency-Key", "this key was used with a different request body")
+    return stored["body"]

@@ -1,0 +1,297 @@
+"""Redis persistence of matches: the only module of the project that talks to Redis.
+
+Key layout (every key of one match carries the hash tag ``{m:<id>}``, so a match lives in one Redis
+Cluster slot and the commit script may touch all of it):
+
+``tt:{m:<id>}:meta``    hash: game, seats, token hashes, options, seed, version, status, to_move, ...
+``tt:{m:<id>}:state``   the engine's encoded state
+``tt:{m:<id>}:events``  a Redis Stream; entry ids are ``<version>-<n>`` (the n-th event of the move that
+                        produced that version; ``0-1`` is the creation event), so an event id says which
+                        move it belongs to and ``after=<id>`` is a cursor that survives reconnects
+``tt:{m:<id>}:log``     list of ``{"version", "seat", "action"}``: the full action log, for replays
+``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
+
+Listing indexes (sorted sets scored by a creation sequence) live outside the hash tag and are written
+after the match keys; a listing drops and prunes ids whose match has expired.
+
+A move is one Lua script (``commit.lua``): check the version, write state, bump the version, append the
+events and the log entry, store the idempotency record, set the retention TTL when the match is over.
+Humans and bots write through the same script, so Redis alone arbitrates concurrent writers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+import redis
+
+ACTIVE = "active"
+FINISHED = "finished"
+STATUSES = (ACTIVE, FINISHED)
+
+_SEQ = "tt:seq"
+_ALL = "*"
+
+
+def _key(match_id: str, part: str) -> str:
+    return f"tt:{{m:{match_id}}}:{part}"
+
+
+def _index(game: str, status: str) -> str:
+    return f"tt:idx:{game}:{status}"
+
+
+@dataclass
+class MatchMeta:
+    """Everything about a match but its state: small, read on every request."""
+
+    id: str
+    game: str
+    players: int
+    seats: list[dict[str, Any]]
+    token_hashes: list[str]
+    options: dict[str, Any]
+    seed: int
+    version: int
+    status: str
+    to_move: int | None
+    result: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+    seq: int
+
+    def to_redis(self) -> dict[str, str]:
+        return {
+            "game": self.game,
+            "players": str(self.players),
+            "seats": json.dumps(self.seats),
+            "tokens": json.dumps(self.token_hashes),
+            "options": json.dumps(self.options),
+            "seed": str(self.seed),
+            "version": str(self.version),
+            "seq": str(self.seq),
+            "created_at": repr(self.created_at),
+            **progress_fields(self.status, self.to_move, self.result, self.updated_at),
+        }
+
+    @classmethod
+    def from_redis(cls, match_id: str, raw: dict[bytes, bytes]) -> MatchMeta:
+        h = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls(
+            id=match_id,
+            game=h["game"],
+            players=int(h["players"]),
+            seats=json.loads(h["seats"]),
+            token_hashes=json.loads(h["tokens"]),
+            options=json.loads(h["options"]),
+            seed=int(h["seed"]),
+            version=int(h["version"]),
+            status=h["status"],
+            to_move=int(h["to_move"]) if h["to_move"] else None,
+            result=json.loads(h["result"]) if h["result"] else None,
+            created_at=float(h["created_at"]),
+            updated_at=float(h["updated_at"]),
+            seq=int(h["seq"]),
+        )
+
+
+def progress_fields(
+    status: str, to_move: int | None, result: dict[str, Any] | None, updated_at: float
+) -> dict[str, str]:
+    """The meta fields a move changes (besides the version, which the commit script bumps)."""
+    return {
+        "status": status,
+        "to_move": "" if to_move is None else str(to_move),
+        "result": "" if result is None else json.dumps(result),
+        "updated_at": repr(updated_at),
+    }
+
+
+@dataclass(frozen=True)
+class Commit:
+    """Outcome of :meth:`Store.commit`: exactly one of the four cases is set."""
+
+    version: int | None = None  #: committed; the new version
+    stale: int | None = None  #: refused; the current version
+    replay: str | None = None  #: the idempotency key was used already; its stored record
+    gone: bool = False  #: the match no longer exists
+
+
+@dataclass(frozen=True)
+class Loaded:
+    meta: MatchMeta
+    state: bytes | None
+    idempotency_record: str | None
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: str
+    event: dict[str, Any]
+
+
+class Store:
+    """Match persistence over one Redis connection pool."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+        self._commit = client.register_script(files("service").joinpath("commit.lua").read_text())
+
+    # -- health -------------------------------------------------------------------------------------
+
+    def ping(self) -> bool:
+        return bool(self.redis.ping())
+
+    # -- matches ------------------------------------------------------------------------------------
+
+    def next_seq(self) -> int:
+        return int(self.redis.incr(_SEQ))
+
+    def create(self, meta: MatchMeta, state: bytes, created_event: dict[str, Any]) -> None:
+        """Write a new match (its keys atomically, then the listing indexes)."""
+        mid = meta.id
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(_key(mid, "meta"), mapping=meta.to_redis())
+        pipe.set(_key(mid, "state"), state)
+        pipe.xadd(_key(mid, "events"), {"e": json.dumps(created_event)}, id="0-1")
+        pipe.execute()
+        pipe = self.redis.pipeline(transaction=False)
+        for game in (_ALL, meta.game):
+            for status in (_ALL, meta.status):
+                pipe.zadd(_index(game, status), {mid: meta.seq})
+        pipe.execute()
+
+    def load(self, match_id: str, *, state: bool = True, idempotency_key: str | None = None) -> Loaded | None:
+        """The match's meta, and optionally its encoded state and an idempotency record, in one round
+        trip; ``None`` if the match does not exist (or has expired)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(_key(match_id, "meta"))
+        if state:
+            pipe.get(_key(match_id, "state"))
+        if idempotency_key is not None:
+            pipe.get(idempotency_key)
+        replies = pipe.execute()
+        if not replies[0]:
+            return None
+        meta = MatchMeta.from_redis(match_id, replies[0])
+        encoded = replies[1] if state else None
+        record = replies[-1].decode() if idempotency_key is not None and replies[-1] is not None else None
+        return Loaded(meta, encoded, record)
+
+    def active_count(self) -> int:
+        return int(self.redis.zcard(_index(_ALL, ACTIVE)))
+
+    def commit(
+        self,
+        meta: MatchMeta,
+        state: bytes,
+        fields: dict[str, str],
+        events: list[dict[str, Any]],
+        log_entry: dict[str, Any],
+        expire_seconds: int,
+        idempotency: tuple[str, str, int] | None,
+    ) -> Commit:
+        """Compare-and-set one move against ``meta.version`` (see ``commit.lua``).
+
+        ``idempotency`` is ``(key, record, ttl seconds)``: the record is stored under the key with the
+        move, and if the key is already taken nothing is written and the stored record comes back.
+        """
+        mid = meta.id
+        keys = [_key(mid, "meta"), _key(mid, "state"), _key(mid, "events"), _key(mid, "log")]
+        record, ttl = "", 0
+        if idempotency is not None:
+            key, record, ttl = idempotency
+            keys.append(key)
+        items = [x for pair in fields.items() for x in pair]
+        args: list[Any] = [
+            meta.version,
+            state,
+            json.dumps(log_entry),
+            expire_seconds,
+            record,
+            ttl,
+            len(items),
+            *items,
+            *(json.dumps(ev) for ev in events),
+        ]
+        reply = self._commit(keys=keys, args=args)
+        if reply[0] == 1:
+            if fields["status"] != meta.status:
+                self._reindex(meta, fields["status"])
+            return Commit(version=int(reply[1]))
+        if reply[0] == 0:
+            return Commit(stale=int(reply[1]))
+        if reply[0] == 2:
+            return Commit(replay=reply[1].decode())
+        return Commit(gone=True)
+
+    def _reindex(self, meta: MatchMeta, status: str) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        for game in (_ALL, meta.game):
+            pipe.zrem(_index(game, meta.status), meta.id)
+            pipe.zadd(_index(game, status), {meta.id: meta.seq})
+        pipe.execute()
+
+    def list_matches(
+        self, game: str | None, status: str | None, before: int | None, limit: int
+    ) -> tuple[list[MatchMeta], int | None]:
+        """Matches newest first, created before sequence number ``before``; and the next cursor."""
+        index = _index(game or _ALL, status or _ALL)
+        top = f"({before}" if before is not None else "+inf"
+        rows = self.redis.zrevrangebyscore(index, top, "-inf", start=0, num=limit + 1, withscores=True)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        pipe = self.redis.pipeline(transaction=False)
+        for mid, _ in rows:
+            pipe.hgetall(_key(mid.decode(), "meta"))
+        metas, expired = [], []
+        for (mid, _), raw in zip(rows, pipe.execute(), strict=True):
+            if raw:
+                metas.append(MatchMeta.from_redis(mid.decode(), raw))
+            else:
+                expired.append(mid)
+        if expired:
+            self._prune(expired)
+        cursor = int(rows[-1][1]) if more and rows else None
+        return metas, cursor
+
+    def _prune(self, match_ids: list[bytes]) -> None:
+        """Drop ids of expired matches from every index (found lazily, when a listing meets them)."""
+        index_keys = list(self.redis.scan_iter(match="tt:idx:*", count=100))
+        pipe = self.redis.pipeline(transaction=False)
+        for index in index_keys:
+            pipe.zrem(index, *match_ids)
+        pipe.execute()
+
+    # -- idempotency --------------------------------------------------------------------------------
+
+    @staticmethod
+    def idempotency_key(match_id: str, token: str, key: str) -> str:
+        """Scoped by the caller's seat token, so one seat's key can never replay another's response."""
+        digest = hashlib.sha256(f"{token}\n{key}".encode()).hexdigest()
+        return _key(match_id, f"idem:{digest}")
+
+    # -- events and log -----------------------------------------------------------------------------
+
+    def events_after(self, match_id: str, after: str, count: int | None = None) -> list[StoredEvent]:
+        """Events with an id greater than ``after`` (``"0-0"`` for all), oldest first, at most ``count``."""
+        rows = self.redis.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
+        return [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+
+    def wait_events(self, match_id: str, after: str, timeout_s: float) -> bool:
+        """Block until the stream has an entry after ``after`` or ``timeout_s`` passes; True if it has."""
+        ms = max(1, int(timeout_s * 1000))
+        reply = self.redis.xread({_key(match_id, "events"): after}, count=1, block=ms)
+        return bool(reply)
+
+    def action_log(self, match_id: str) -> list[dict[str, Any]]:
+        return [json.loads(row) for row in self.redis.lrange(_key(match_id, "log"), 0, -1)]
+
+
+def now() -> float:
+    return round(time.time(), 3)

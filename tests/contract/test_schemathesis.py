@@ -1,0 +1,151 @@
+"""Schemathesis against the app, in process, over a real Redis.
+
+Stateless: for every operation, positive and negative requests generated from the spec, both against
+unknown ids and against a live match with a valid seat token.  Stateful: sequences that follow the
+spec's OpenAPI links from ``createMatch``.  No response may be a 5xx or differ from the spec (status,
+content type, headers, body schema).  Bounded in examples so CI stays fast.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from service.app import OFFLINE_REDIS_URL, create_app
+from service.config import Config
+from tests.service.conftest import TEST_GAMES, make_config
+
+EXAMPLES = 20
+#: In a game API schema-valid does not mean acceptable: a well-formed move may break a rule (422) or
+#: come without a version (428), a well-formed seat list may not fit the game's player counts.  Every
+#: other built-in check runs.
+EXCLUDED = [positive_data_acceptance]
+SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None
+)
+
+
+def _cases() -> list[tuple[str, str, GenerationMode, bool]]:
+    """(method, path, mode, live) for every operation: negative data only where the spec constrains an
+    input (else there is nothing to violate), a live match only where the path names one."""
+    app = create_app(Config(redis_url=OFFLINE_REDIS_URL), games=TEST_GAMES)
+    paths = app.test_client().get("/openapi.json").json["paths"]
+    cases = []
+    for path, item in paths.items():
+        for method, op in item.items():
+            if method == "parameters":
+                continue
+            negatable = "requestBody" in op or any(
+                set(p["schema"]) & {"pattern", "enum", "minimum", "maximum", "maxLength"}
+                for p in op.get("parameters", [])
+            )
+            for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)[: 2 if negatable else 1]:
+                for live in (False, True)[: 2 if "{match_id}" in path else 1]:
+                    cases.append((method.upper(), path, mode, live))
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def app(redis_url):
+    return create_app(make_config(redis_url, max_wait_seconds=0.05, stream_max_seconds=0.3), games=TEST_GAMES)
+
+
+@pytest.fixture(scope="module")
+def api_schema(app):
+    return schemathesis.openapi.from_wsgi("/openapi.json", app)
+
+
+@pytest.fixture(scope="module")
+def live_match(app):
+    resp = app.test_client().post(
+        "/v1/matches", json={"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}]}
+    )
+    return resp.json["id"], resp.json["tokens"][0]["token"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "mode", "live"),
+    CASES,
+    ids=[f"{m} {p} {mode.value}{' live' if live else ''}" for m, p, mode, live in CASES],
+)
+def test_operation_conforms(api_schema, live_match, method, path, mode, live):
+    operation = api_schema[path][method]
+    kwargs = {}
+    if live:
+        match_id, token = live_match
+        kwargs = {"path_parameters": {"match_id": match_id}, "headers": {"Authorization": f"Bearer {token}"}}
+
+    @given(case=operation.as_strategy(generation_mode=mode, **kwargs))
+    @SETTINGS
+    def run(case):
+        case.call_and_validate(excluded_checks=EXCLUDED)
+
+    run()
+
+
+@pytest.fixture(scope="module")
+def state_machine(app):
+    schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
+    schema.config.generation.update(modes=[GenerationMode.POSITIVE])  # sequences of well-formed calls
+    base = schema.as_state_machine()
+    spectator = app.test_client()
+
+    class Machine(base):
+        """Sends the token of the seat to move (the links carry everything else: match id, ETag,
+        the first legal action), so sequences reach real play rather than only 401s."""
+
+        tokens: ClassVar[dict[str, dict[int, str]]] = {}
+        statuses: ClassVar[Counter] = Counter()
+
+        def before_call(self, case):
+            match_id = (case.path_parameters or {}).get("match_id")
+            if match_id in self.tokens:
+                doc = spectator.get(f"/v1/matches/{match_id}").json
+                token = self.tokens[match_id].get(doc["to_move"])
+                if token is not None:
+                    case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+
+        def after_call(self, response, case):
+            super().after_call(response, case)
+            self.statuses[case.operation.definition.raw.get("operationId"), response.status_code] += 1
+            if (
+                case.operation.definition.raw.get("operationId") == "createMatch"
+                and response.status_code == 201
+            ):
+                body = response.json()
+                self.tokens[body["id"]] = {t["seat"]: t["token"] for t in body["tokens"]}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(
+                response,
+                additional_checks=additional_checks,
+                excluded_checks=EXCLUDED,
+                transport_kwargs=kwargs or None,
+                recorder=self.recorder,  # keeps the stateful checks (use after free, availability)
+            )
+
+    return Machine
+
+
+def test_stateful_sequences_follow_the_links(state_machine):
+    state_machine.run(
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=8,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    seen = state_machine.statuses
+    assert seen["createMatch", 201] > 0, "no sequence created a match"
+    followed = {op for (op, status) in seen if status == 200}
+    assert {"getMatch", "getLegalActions", "getEvents", "getLog"} <= followed, sorted(seen.items())

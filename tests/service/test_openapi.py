@@ -1,0 +1,58 @@
+"""The committed spec, the served spec, Swagger UI offline, health and metrics."""
+
+from pathlib import Path
+
+from service.app import OFFLINE_REDIS_URL, create_app
+from service.config import Config
+from service.spec import render
+
+COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+
+
+def test_committed_spec_is_up_to_date():
+    """openapi/openapi.json is what `tabletop spec` writes for the registered games; regenerate it with
+    `.venv/bin/tabletop spec` when this fails."""
+    assert COMMITTED.read_text(encoding="utf-8") == render(create_app(Config(redis_url=OFFLINE_REDIS_URL)))
+
+
+def test_served_spec_documents_every_action_type_and_error_status(client, app):
+    spec = client.get("/openapi.json").json
+    assert spec["openapi"].startswith("3.1")
+    schemas = spec["components"]["schemas"]
+    for gid, game in app.extensions["tabletop"].matches.games.items():
+        for kind, schema in game.actions.items():
+            assert schemas[f"{gid}.{kind}"] == schema
+        assert {"$ref": f"#/components/schemas/{gid}.Action"} in schemas["Action"]["anyOf"]
+    assert set(schemas["Error"]["properties"]) == {"code", "message", "details", "rule"}
+    move = spec["paths"]["/v1/matches/{match_id}/actions"]["post"]["responses"]
+    assert {"200", "401", "403", "404", "409", "412", "413", "422", "428"} <= set(move)
+    created = spec["paths"]["/v1/matches"]["post"]["responses"]["201"]
+    assert set(created["links"]) >= {"GetMatch", "GetLegalActions", "SubmitAction", "GetEvents", "GetLog"}
+
+
+def test_swagger_ui_is_served_from_local_files(client):
+    page = client.get("/docs").get_data(as_text=True)
+    assert "/docs/static/swagger-ui-bundle.js" in page and "http" not in page.split("<body>")[0]
+    asset = client.get("/docs/static/swagger-ui-bundle.js")
+    assert asset.status_code == 200 and len(asset.data) > 100_000
+
+
+def test_health_readiness_and_metrics(client, table):
+    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/readyz").json == {"status": "ready"}
+    table.move(0, table.legal(0)[0], 0)
+    text = client.get("/metrics").get_data(as_text=True)
+    assert (
+        'tabletop_http_requests_total{method="POST",route="/v1/matches/<match_id>/actions",status="200"} 1.0'
+        in text
+    )
+    assert "tabletop_move_seconds_count 1.0" in text
+    assert "tabletop_active_matches 1.0" in text
+
+
+def test_readyz_is_503_when_redis_is_unreachable():
+    app = create_app(Config(redis_url="unix:///nonexistent/redis.sock"), games={})
+    resp = app.test_client().get("/readyz")
+    assert resp.status_code == 503 and resp.json["code"] == "unavailable"
+    resp = app.test_client().get("/v1/matches")
+    assert resp.status_code == 503 and resp.json["code"] == "unavailable"
