@@ -11,6 +11,7 @@ _MODULES: dict[str, str] = {
     "taj_mahal": "engine.games.taj_mahal",
     "china": "engine.games.china",
     "year_of_dragon": "engine.games.year_of_dragon",
+    "confucius": "engine.games.confucius",
 }
 
 GAMES: dict[str, Game] = {gid: import_module(mod).GAME for gid, mod in _MODULES.items()}

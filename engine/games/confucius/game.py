@@ -1,0 +1,79 @@
+"""The Confucius game object: the engine contract (engine/core.py) over the modules of this package."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, ClassVar
+
+from engine.core import Action, Event, Result, check_players, pack, resolve_options, unpack
+
+from . import rules
+from .components import MAX_PLAYERS, MIN_PLAYERS
+from .heuristic import evaluate
+from .schemas import ACTIONS
+from .state import State
+from .view import determinize, view
+
+ENCODING_VERSION = 1
+
+
+class Confucius:
+    """Confucius for 3-5 players: basic or advanced game (petitions), optional Admiral variant."""
+
+    id = "confucius"
+    title = "Confucius"
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+    rules_file = str(Path(__file__).with_name("RULES.md"))
+    options: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "advanced": {
+                "type": "boolean",
+                "default": False,
+                "description": "advanced game: Petition the Emperor is allowed (R22, R56)",
+            },
+            "admiral_variant": {
+                "type": "boolean",
+                "default": False,
+                "description": "on a tie for most VP the Admiral wins even if not tied (R112)",
+            },
+        },
+    }
+    actions: ClassVar[dict[str, dict[str, Any]]] = ACTIONS
+
+    def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
+        check_players(self, players)
+        return rules.setup(players, resolve_options(self.options, options), seed)
+
+    def to_move(self, state: State) -> int | None:
+        return rules.to_move(state)
+
+    def legal_actions(self, state: State) -> list[Action]:
+        return rules.legal_actions(state)
+
+    def apply(self, state: State, action: Action, seat: int | None = None) -> list[Event]:
+        return rules.apply(state, action, seat)
+
+    def clone(self, state: State) -> State:
+        return state.clone()
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def result(self, state: State) -> Result | None:
+        return state.outcome
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return determinize(state, seat, rng)
+
+    def heuristic(self, state: State, seat: int) -> float:
+        return evaluate(state, seat)
+
+    def encode(self, state: State) -> bytes:
+        return pack(self.id, ENCODING_VERSION, state.to_json())
+
+    def decode(self, data: bytes) -> State:
+        _, payload = unpack(self.id, {ENCODING_VERSION}, data)
+        return State.from_json(payload)

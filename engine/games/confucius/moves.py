@@ -1,0 +1,385 @@
+"""Legal actions of every pending decision, as literal dicts.
+
+This is the bots' inner loop, so each generator reads the state once into locals and appends
+ready-made dicts; the checks are exactly the preconditions of the rules cited beside them, and
+``rules.apply`` accepts an action only if it is in this list.
+"""
+
+from __future__ import annotations
+
+from engine.core import Action
+
+from . import cards, exam
+from .components import (
+    ANY_MINISTRY,
+    COMMERCIAL_MAX_COINS,
+    DISTANT_LANDS,
+    FORCE_COST,
+    GIFT_PRICE,
+    GIFT_VALUES,
+    INVASION_COST,
+    JUNK_PRICE,
+    JUNKS_PER_VOYAGE,
+    MAX_JUNKS_PER_BUY,
+    MINISTRIES,
+    NOMINATE_COST,
+    RECRUIT_LICENCES,
+    REWARD_MINISTRY,
+    REWARDS,
+    SPACES,
+)
+from .cubes import (
+    ARMY,
+    BRIBE,
+    BUY_GIFT,
+    COMMERCIAL,
+    FORCE,
+    GIVE_GIFT,
+    JUNKS,
+    NOMINATE,
+    NOTHING,
+    PETITION,
+    PETITION_TYPES,
+    TAX,
+    affordable,
+)
+from .gifts import GIFTS
+from .ministries import (
+    BINGBU,
+    GONGBU,
+    HUBU,
+    SPACES_OF,
+    bribe_allowed,
+    candidate_spots,
+    has_marker,
+    influence_table,
+)
+from .rewards import CASH, EXTRA_ACTION, GIFT, INSULTED, RECRUIT
+from .state import (
+    ACTION,
+    AVAILABLE,
+    CHOOSE_CM,
+    EMPTY,
+    EXTRA,
+    FAVOUR,
+    GIVE,
+    KEEP,
+    LAND,
+    NOT_AVAILABLE,
+    OPEN,
+    PAY,
+    PLACE,
+    TUTOR,
+    State,
+)
+from .voyages import unreached
+
+ALL_ALLOWED = (True,) * len(MINISTRIES)
+#: (index, space number) of the official spaces of each ministry.
+NUMBERED = tuple(tuple((i, i % SPACES + 1) for i in spaces) for spaces in SPACES_OF)
+
+
+def legal(state: State) -> list[Action]:
+    return GENERATORS[state.phase](state, state.seat)
+
+
+def _choose_cm(state: State, p: int) -> list[Action]:
+    return [{"type": "choose_chief_minister", "seat": q} for q in range(state.n) if q != p]  # R26
+
+
+def _turn(state: State, p: int) -> list[Action]:
+    """D2: box actions, reward cards (R69), and pass when no cube is left (R29)."""
+    out = box_actions(state, p)
+    _reward_actions(state, p, out)
+    if not state.cubes[p]:
+        out.append({"type": "pass"})
+    return out
+
+
+def box_actions(state: State, p: int) -> list[Action]:
+    """D2 / D8 / D10: every Actions Box action open to ``p`` (cube costs per ``state.mode``)."""
+    n, hands, resolved, tile, owner, secured = (
+        state.n,
+        state.hands,
+        state.resolved,
+        state.tile,
+        state.owner,
+        state.secured,
+    )
+    coins, lic = cards.coins(hands, p), cards.licences(hands, p)
+    afford = affordable(state, p)
+    hubu = 1 if has_marker(state, HUBU, p) else 0  # R43
+    others = [r for r in range(n) if r != p]
+    out: list[Action] = []
+    unresolved = [m for m in range(len(MINISTRIES)) if not resolved[m]]
+    if afford[BRIBE]:
+        allowed = bribe_allowed(state, p, influence_table(state)) if any(state.given[p::n]) else ALL_ALLOWED
+        for m in unresolved:
+            name = MINISTRIES[m]
+            for i, space in NUMBERED[m]:
+                t = tile[i]
+                if t > 0 and t - hubu <= coins:
+                    o = owner[i]
+                    if o < 0:
+                        if allowed[m]:  # R40, R65
+                            out.append({"type": "bribe_official", "ministry": name, "space": space})
+                    elif o == p and not secured[i]:  # R41
+                        out.append({"type": "secure_official", "ministry": name, "space": space})
+    if state.round > 1:  # R44, R45: not in round 1
+        if coins >= NOMINATE_COST and afford[NOMINATE] and p not in state.students:
+            for s, name in enumerate(exam.STUDENTS):
+                if state.students[s] < 0:
+                    out.append({"type": "nominate_student", "student": name})
+        if coins >= FORCE_COST and afford[FORCE]:
+            out.append({"type": "force_examination"})
+    if afford[JUNKS]:
+        gongbu = 1 if has_marker(state, GONGBU, p) else 0
+        for count in range(1, min(MAX_JUNKS_PER_BUY, state.supply) + 1):  # R46, R48
+            if JUNK_PRICE[count][gongbu] > coins:
+                break
+            out.append({"type": "buy_junks", "count": count})
+        left = len(DISTANT_LANDS) - state.reached[p].bit_count()
+        if left:  # R47: each voyage needs a land not reached before
+            ocean = state.ocean[p]
+            for count in range(1, min(state.shipyard[p], lic) + 1):
+                if (ocean + count) // JUNKS_PER_VOYAGE > left:
+                    break
+                out.append({"type": "start_voyage", "count": count})
+    if afford[ARMY]:
+        if state.stock[p] and lic >= RECRUIT_LICENCES[1 if has_marker(state, BINGBU, p) else 0]:  # R49
+            out.append({"type": "recruit_army"})
+        if state.colonies[p]:  # R50
+            for pos, land in enumerate(state.foreign):
+                if state.land_state[pos] == OPEN and INVASION_COST[land] <= coins:
+                    for box, o in enumerate(state.boxes[pos]):
+                        if o < 0:
+                            out.append({"type": "invade_foreign_land", "position": pos + 1, "box": box})
+    gifts = state.gift[p * GIFTS : (p + 1) * GIFTS]
+    if afford[BUY_GIFT]:  # R51
+        for v in GIFT_VALUES:
+            if gifts[v - 1] == NOT_AVAILABLE and GIFT_PRICE[v - 1] <= coins:
+                out.append({"type": "buy_gift", "value": v})
+    if afford[GIVE_GIFT]:  # R52, R64: not below a gift held from the recipient
+        given = state.given
+        for v in GIFT_VALUES:
+            if gifts[v - 1] == AVAILABLE:
+                for r in others:
+                    if given[r * n + p] <= v:
+                        out.append({"type": "give_gift", "value": v, "recipient": r})
+    for m in unresolved:  # R62: costs no cube
+        name = MINISTRIES[m]
+        for i, space in NUMBERED[m]:
+            if owner[i] == p:
+                out += [
+                    {"type": "transfer_influence", "ministry": name, "space": space, "recipient": r}
+                    for r in others
+                ]
+    if state.advanced and afford[PETITION]:  # R56
+        for v in GIFT_VALUES:
+            if gifts[v - 1] == AVAILABLE and v in PETITION_TYPES:
+                _PETITIONS[v](state, p, unresolved, out)
+    if not state.commercial[p] and afford[COMMERCIAL]:  # R54: once per round
+        for x, y, z in cards.commercial_sets(hands, p, COMMERCIAL_MAX_COINS):
+            out.append({"type": "commercial_income", "c1": x, "c2": y, "c3": z})
+    if afford[TAX]:  # R55
+        out.append({"type": "tax_income"})
+    if afford[NOTHING]:  # R60
+        out.append({"type": "no_action"})
+    return out
+
+
+# -- petitions (R57, R58): their targets ------------------------------------------------------------
+
+
+def _reassign_junks(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
+    n = state.n
+    for src in range(n):
+        if state.shipyard[src]:
+            for dst in range(n):
+                if dst != src:
+                    out.append({"type": "petition_reassign_junks", "source": src, "destination": dst})
+
+
+def _replace_student(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
+    for s, o in enumerate(state.students):
+        if o >= 0 and o != p:
+            out.append({"type": "petition_replace_student", "student": exam.STUDENTS[s]})
+
+
+def _swap_officials(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
+    tile, owner = state.tile, state.owner
+    tiles = [i for m in unresolved for i in SPACES_OF[m] if tile[i] != EMPTY]
+    for i in tiles:
+        if owner[i] == p:
+            for j in tiles:
+                if j != i and j % SPACES >= i % SPACES:
+                    out.append(
+                        {
+                            "type": "petition_swap_officials",
+                            "ministry": MINISTRIES[i // SPACES],
+                            "space": i % SPACES + 1,
+                            "other_ministry": MINISTRIES[j // SPACES],
+                            "other_space": j % SPACES + 1,
+                        }
+                    )
+
+
+def _redeploy_army(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
+    open_ = [pos for pos in range(len(state.foreign)) if state.land_state[pos] == OPEN]
+    armies = [(pos, b) for pos in open_ for b, o in enumerate(state.boxes[pos]) if o >= 0]
+    empty = [(pos, b) for pos in open_ for b, o in enumerate(state.boxes[pos]) if o < 0]
+    for pos, box in armies:
+        for to_pos, to_box in empty:
+            out.append(
+                {
+                    "type": "petition_redeploy_army",
+                    "position": pos + 1,
+                    "box": box,
+                    "to_position": to_pos + 1,
+                    "to_box": to_box,
+                }
+            )
+
+
+def _replace_influence(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
+    owner, secured = state.owner, state.secured
+    for m in unresolved:
+        for i in SPACES_OF[m]:
+            if owner[i] >= 0 and not secured[i]:
+                for q in range(state.n):
+                    out.append(
+                        {
+                            "type": "petition_replace_influence",
+                            "ministry": MINISTRIES[m],
+                            "space": i % SPACES + 1,
+                            "seat": q,
+                        }
+                    )
+
+
+_PETITION_TARGETS = {
+    "petition_reassign_junks": _reassign_junks,
+    "petition_replace_student": _replace_student,
+    "petition_swap_officials": _swap_officials,
+    "petition_redeploy_army": _redeploy_army,
+    "petition_replace_influence": _replace_influence,
+}
+_PETITIONS = {v: _PETITION_TARGETS[kind] for v, kind in PETITION_TYPES.items()}
+
+
+# -- reward cards (R69-R75) -------------------------------------------------------------------------
+
+
+def _reward_actions(state: State, p: int, out: list[Action]) -> None:
+    held = state.rewards[p]
+    if not held:
+        return
+    last = -1
+    for card in held:
+        if card == last:
+            continue
+        last = card
+        if card == CASH:
+            out.append({"type": "reward_cash"})
+        elif card == GIFT:
+            for v in GIFT_VALUES:
+                if state.gift[p * GIFTS + v - 1] == NOT_AVAILABLE:
+                    out.append({"type": "reward_gift", "value": v})
+        elif card == EXTRA_ACTION:
+            out.append({"type": "reward_extra_action"})
+        elif card == RECRUIT:
+            if state.stock[p]:
+                out.append({"type": "reward_recruit_army"})
+        elif card == INSULTED:
+            if state.colonies[p]:
+                out.append({"type": "reward_emperor_insulted"})
+        else:
+            _bribery_targets(state, p, card, out)
+
+
+def bribery_ministries(state: State, card: int) -> list[int]:
+    """R73: the named ministry, or any unresolved one if it is resolved (or the card says Any)."""
+    named = REWARD_MINISTRY[card]
+    if named != ANY_MINISTRY and not state.resolved[named]:
+        return [named]
+    return [m for m in range(len(MINISTRIES)) if not state.resolved[m]]
+
+
+def _bribery_targets(state: State, p: int, card: int, out: list[Action]) -> None:
+    """R73: (i) an unbribed official for free, or (ii) another player's unsecured marker, paying."""
+    tile, owner, secured = state.tile, state.owner, state.secured
+    coins = cards.coins(state.hands, p)
+    hubu = 1 if has_marker(state, HUBU, p) else 0
+    name = REWARDS[card]
+    for m in bribery_ministries(state, card):
+        for i in SPACES_OF[m]:
+            t, o = tile[i], owner[i]
+            if t > 0 and (o < 0 or (o != p and not secured[i] and t - hubu <= coins)):
+                out.append(
+                    {
+                        "type": "reward_bribery",
+                        "card": name,
+                        "ministry": MINISTRIES[m],
+                        "space": i % SPACES + 1,
+                    }
+                )
+
+
+# -- the other decisions ----------------------------------------------------------------------------
+
+
+def _pay(state: State, p: int) -> list[Action]:
+    ctx = state.ctx
+    return [
+        {"type": "pay", "c1": x, "c2": y, "c3": z}
+        for x, y, z in cards.payments(state.hands, p, ctx["price"], ctx["currency"])
+    ]
+
+
+def _land(state: State, p: int) -> list[Action]:
+    return [{"type": "choose_distant_land", "land": DISTANT_LANDS[d]} for d in unreached(state, p)]  # D4
+
+
+def _tutor(state: State, p: int) -> list[Action]:
+    """D5, R83-R85: a card at a time at one student; ``end_tutoring`` once at least one is laid."""
+    chosen = state.tutor[4 * p]
+    students = exam.allowed_students(state, p) if chosen < 0 else [chosen]
+    h, hands = 3 * p, state.hands
+    out = [
+        {"type": "tutor", "student": exam.STUDENTS[s], "coins": k + 1}
+        for s in students
+        for k in range(3)
+        if hands[h + k]
+    ]
+    if chosen >= 0:
+        out.append({"type": "end_tutoring"})
+    return out
+
+
+def _place(state: State, p: int) -> list[Action]:
+    return [
+        {"type": "place_candidate", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
+        for i in candidate_spots(state, state.candidate)
+    ]  # D6, R88
+
+
+def _give(state: State, p: int) -> list[Action]:
+    return [{"type": "give_influence", "seat": q} for q in state.ctx["receivers"]]  # D7
+
+
+def _keep(state: State, p: int) -> list[Action]:
+    return [{"type": "keep_cards", "c1": x, "c2": y, "c3": z} for x, y, z in cards.keep_sets(state.hands, p)]
+
+
+GENERATORS = {
+    CHOOSE_CM: _choose_cm,
+    ACTION: _turn,
+    EXTRA: box_actions,
+    FAVOUR: box_actions,
+    PAY: _pay,
+    LAND: _land,
+    TUTOR: _tutor,
+    PLACE: _place,
+    GIVE: _give,
+    KEEP: _keep,
+}

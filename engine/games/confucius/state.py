@@ -1,0 +1,197 @@
+"""The complete state of a Confucius game: explicit fields of ints and flat int lists.
+
+Flat lists indexed ``player * width + item`` (and ``ministry * 7 + space - 1`` for the officials) keep
+``clone`` to a handful of list copies, which the bots do millions of times.  Identical components are
+stored by kind, not identity: a Confucius card is its coin value (hands are counts per value), an
+official tile is its bribe cost, a candidate tile its ministry kind, a reward card its kind.  Nothing
+distinguishes two cards of a kind, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Rng
+
+# Phases: whose decision is pending and what it is about (R23; decision points of section 21).
+CHOOSE_CM = 0  # D1: previous Chief Minister names the new one
+ACTION = 1  # D2: a turn in the Actions Phase
+EXTRA = 2  # D10: the box action of an Extra Action card
+FAVOUR = 3  # D8: the Chief Minister's Imperial Favour
+PAY = 4  # D3: which Confucius cards pay the price of the action in ctx
+LAND = 5  # D4: the Distant Land of a completed voyage
+TUTOR = 6  # D5: tutoring a student
+PLACE = 7  # D6: where the exam winner puts the candidate
+GIVE = 8  # D7: receiver of the weakest participant's influence
+KEEP = 9  # D9: which 4 Confucius cards to keep
+OVER = 10
+
+PHASE_NAMES = (
+    "choose_chief_minister",
+    "action",
+    "extra_action",
+    "imperial_favour",
+    "pay",
+    "choose_distant_land",
+    "tutor",
+    "place_candidate",
+    "give_influence",
+    "keep_cards",
+    "over",
+)
+
+#: The rule of each pending decision (named in views and when an action of another decision is refused).
+PHASE_RULES = ("R26", "R29", "R72", "R77", "R37", "R47", "R83", "R88", "R91", "R98", "R100")
+
+# Gift states (R53).
+NOT_AVAILABLE, AVAILABLE, ACTIVE, REMOVED = 0, 1, 2, 3
+GIFT_STATE_NAMES = ("not_available", "available", "active", "removed")
+
+# Foreign land tile states (R93-R96).
+OPEN, CONQUERED, FAILED = 0, 1, 2
+LAND_STATE_NAMES = ("unresolved", "success", "failed")
+
+# Tile values on an official space: EMPTY, CANDIDATE, or the official's bribe cost (2..7).
+EMPTY, CANDIDATE = -1, 0
+
+_LISTS = (
+    "tile",
+    "owner",
+    "secured",
+    "resolved",
+    "minister",
+    "secretary",
+    "chits",
+    "stack",
+    "candidates",
+    "students",
+    "hands",
+    "deck",
+    "discard",
+    "held",
+    "tutor",
+    "reward_deck",
+    "gift",
+    "given",
+    "score",
+    "cubes",
+    "placed",
+    "commercial",
+    "passed",
+    "stock",
+    "colonies",
+    "foreign",
+    "land_state",
+    "shipyard",
+    "ocean",
+    "reached",
+    "land_chit",
+)
+_SCALARS = (
+    "n",
+    "advanced",
+    "admiral_variant",
+    "round",
+    "wall",
+    "phase",
+    "seat",
+    "mode",
+    "turn",
+    "cm",
+    "candidate",
+    "forced",
+    "insulted",
+    "supply",
+    "res_m",
+    "court",
+)
+
+
+class State:
+    """One game.  Field meanings (n = players, p = seat):
+
+    n, advanced, admiral_variant
+        player count and options (R22)
+    rng
+        the game's own RNG (secret)
+    round, wall
+        round number (1..9) and Great Wall pieces placed (R78)
+    phase, seat, mode, ctx
+        the pending decision: its phase, the seat that decides, for box actions whether cubes are paid
+        (mode 0), free through an Extra Action card (1) or Imperial Favour (2), and a small JSON context
+        (the action being paid for, voyages left, tutoring queue, influence receivers...)
+    turn, cm
+        the seat whose Actions Phase turn it is, and the Chief Minister
+    tile, owner, secured  [ministry * 7 + space - 1]
+        official spaces: tile (EMPTY, CANDIDATE or cost), marker owner (-1 none), secured flag
+    resolved, minister, secretary  [ministry]; chits [2 * ministry + (0 minister, 1 secretary)]
+    stack
+        face-down official tiles (costs; drawn from the end)
+    candidates, candidate
+        face-down candidate stack (kinds; top is the end) and the face-up current candidate (-1: none)
+    students [0 red, 1 orange], forced
+        student markers (-1 none) and whether Force Imperial Examination was taken this round
+    hands [p * 3 + kind], deck, discard [kind]
+        Confucius cards: counts per kind (kind = coins - 1) in hands, deck order (top is the end), and
+        the face-up discard pile as counts
+    held [p * 3 + kind]
+        cards discarded at the End of Round discard, face down until everybody has chosen (R98)
+    tutor [p * 4]
+        student tutored (-1) and the face-down cards laid there, per kind (R83, R116)
+    rewards [p], reward_deck
+        reward cards in hand (sorted kinds) and the face-down reward stack
+    gift [p * 6 + value - 1], given [giver * n + receiver]
+        gift states (R53) and the Gift Tracker: value of the active gift, 0 for none
+    score, cubes, placed [p * spaces + space], commercial, passed
+        VP, active cubes left, cubes on each action space, Commercial Income used, passed this round
+    stock, colonies, foreign [position], boxes [position][box], land_state [position], insulted
+        armies in stock and in the military colonies, foreign-land tile per position, army owners in
+        its boxes (-1 empty), tile state, seat holding the Emperor Insulted! card (-1)
+    supply, shipyard, ocean, reached (bit mask of Distant Lands), land_chit (blue chit, 0 once taken)
+    court
+        the Court / End of Round step the round has reached (flow.STAGES), so a step interrupted by a
+        decision resumes where it stopped
+    res_m, res_hold
+        Ministry Resolution in progress: its ministry (-1 none) and the seat holding each space's
+        influence (own or temporary marker)
+    outcome
+        the result once the game is over
+    """
+
+    __slots__ = (*_LISTS, *_SCALARS, "_legal", "boxes", "ctx", "outcome", "res_hold", "rewards", "rng")
+
+    def clone(self) -> State:
+        new = State.__new__(State)
+        for name in _SCALARS:
+            setattr(new, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(new, name, getattr(self, name)[:])
+        new.rng = self.rng.copy()
+        new.boxes = [b[:] for b in self.boxes]
+        new.rewards = [r[:] for r in self.rewards]
+        new.res_hold = self.res_hold[:]
+        new.ctx = self.ctx  # treated as immutable: always replaced, never mutated
+        new.outcome = self.outcome
+        new._legal = None
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {name: getattr(self, name) for name in (*_SCALARS, *_LISTS)}
+        doc.update(
+            rng=self.rng.s,
+            boxes=self.boxes,
+            rewards=self.rewards,
+            res_hold=self.res_hold,
+            ctx=self.ctx,
+            outcome=self.outcome,
+        )
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> State:
+        new = cls.__new__(cls)
+        for name in (*_SCALARS, *_LISTS, "boxes", "rewards", "res_hold", "ctx", "outcome"):
+            setattr(new, name, doc[name])
+        new.rng = Rng(doc["rng"])
+        new._legal = None
+        return new
