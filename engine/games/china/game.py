@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.core import action_schema, check_players, check_shape, check_turn, pack, resolve_options, unpack
+from engine.core import StateCodec, action_schema, check_players, check_shape, check_turn, resolve_options
 
 from . import rules
 from .components import COLOURS, DISPLAY_SIZE, PLAYER_COUNTS, PROVINCES, SPACES
@@ -17,7 +17,6 @@ from .scoring import result
 from .state import OVER, State
 from .view import determinize, view
 
-_VERSION = 1
 _COLOUR = {"type": "string", "enum": list(COLOURS)}
 _PAY = {
     "type": "string",
@@ -27,10 +26,11 @@ _PAY = {
 _SPACE = {"type": "string", "enum": list(SPACES)}
 
 
-class China:
+class China(StateCodec):
     """China (Michael Schacht) on the Border Disputes board, 3-5 players (RULES.md)."""
 
     id = "china"
+    state_class = State
     title = "China"
     min_players = min(PLAYER_COUNTS)
     max_players = max(PLAYER_COUNTS)
@@ -93,9 +93,6 @@ class China:
         mover = check_turn(self.to_move(state), seat)
         return rules.apply(state, action, check_shape(self.actions, action), mover)
 
-    def clone(self, state: State) -> State:
-        return state.clone()
-
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
 
@@ -107,9 +104,3 @@ class China:
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
-
-    def encode(self, state: State) -> bytes:
-        return pack(self.id, _VERSION, state.to_json())
-
-    def decode(self, data: bytes) -> State:
-        return State.from_json(unpack(self.id, {_VERSION}, data)[1])

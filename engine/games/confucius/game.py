@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.core import Action, Event, Result, check_players, pack, resolve_options, unpack
+from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
 
 from . import rules
 from .components import MAX_PLAYERS, MIN_PLAYERS
@@ -15,13 +15,12 @@ from .schemas import ACTIONS
 from .state import State
 from .view import determinize, view
 
-ENCODING_VERSION = 1
 
-
-class Confucius:
+class Confucius(StateCodec):
     """Confucius for 3-5 players: basic or advanced game (petitions), optional Admiral variant."""
 
     id = "confucius"
+    state_class = State
     title = "Confucius"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
@@ -56,9 +55,6 @@ class Confucius:
     def apply(self, state: State, action: Action, seat: int | None = None) -> list[Event]:
         return rules.apply(state, action, seat)
 
-    def clone(self, state: State) -> State:
-        return state.clone()
-
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view(state, seat)
 
@@ -70,10 +66,3 @@ class Confucius:
 
     def heuristic(self, state: State, seat: int) -> float:
         return evaluate(state, seat)
-
-    def encode(self, state: State) -> bytes:
-        return pack(self.id, ENCODING_VERSION, state.to_json())
-
-    def decode(self, data: bytes) -> State:
-        _, payload = unpack(self.id, {ENCODING_VERSION}, data)
-        return State.from_json(payload)

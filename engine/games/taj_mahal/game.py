@@ -6,17 +6,16 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.core import Action, Event, Result, check_players, pack, resolve_options, unpack
+from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
 from engine.games.taj_mahal import rules, scoring, view
 from engine.games.taj_mahal.components import STANDARD
 from engine.games.taj_mahal.heuristic import heuristic
 from engine.games.taj_mahal.state import State
 
-_VERSION = 1
 
-
-class TajMahal:
+class TajMahal(StateCodec):
     id = "taj_mahal"
+    state_class = State
     title = "Taj Mahal"
     min_players = min(STANDARD.player_counts)
     max_players = max(STANDARD.player_counts)
@@ -38,9 +37,6 @@ class TajMahal:
     def apply(self, state: State, action: Action, seat: int | None = None) -> list[Event]:
         return rules.apply(state, action, seat)
 
-    def clone(self, state: State) -> State:
-        return state.clone()
-
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view.view(state, seat)
 
@@ -52,10 +48,3 @@ class TajMahal:
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
-
-    def encode(self, state: State) -> bytes:
-        return pack(self.id, _VERSION, state.to_json())
-
-    def decode(self, data: bytes) -> State:
-        _, payload = unpack(self.id, {_VERSION}, data)
-        return State.from_json(payload)

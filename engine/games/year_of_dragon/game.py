@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from engine.core import Action, Event, check_players, pack, unpack
+from engine.core import Action, Event, StateCodec, check_players
 
 from . import rules, scoring, view
 from .components import PLAYER_COUNTS
@@ -15,11 +15,10 @@ from .schemas import ACTIONS, OPTIONS
 from .setup import new_state
 from .state import OVER, State
 
-ENCODING_VERSION = 1
 
-
-class YearOfDragon:
+class YearOfDragon(StateCodec):
     id = "year_of_dragon"
+    state_class = State
     title = "In the Year of the Dragon"
     min_players = min(PLAYER_COUNTS)
     max_players = max(PLAYER_COUNTS)
@@ -37,9 +36,6 @@ class YearOfDragon:
     def apply(self, state: State, action: Action, seat: int | None = None) -> list[Event]:
         return rules.apply(state, action, seat)
 
-    def clone(self, state: State) -> State:
-        return state.clone()
-
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return view.view(state, seat)
 
@@ -51,10 +47,3 @@ class YearOfDragon:
 
     def heuristic(self, state: State, seat: int) -> float:
         return heuristic(state, seat)
-
-    def encode(self, state: State) -> bytes:
-        return pack(self.id, ENCODING_VERSION, state.to_json())
-
-    def decode(self, data: bytes) -> State:
-        _, payload = unpack(self.id, {ENCODING_VERSION}, data)
-        return State.from_json(payload)

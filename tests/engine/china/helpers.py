@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from engine.core import IllegalAction
 from engine.games.china.components import PROVINCES, SPACE_INDEX, SPACE_PROVINCES, SPACES
 from engine.games.china.scenario import build
 from engine.registry import get_game
+from tests.engine.support import assert_refused
 
 GAME = get_game("china")
 
@@ -49,12 +48,7 @@ def play(state: Any, *actions: dict[str, Any]) -> list[dict[str, Any]]:
 def refused(state: Any, action: dict[str, Any], rule: str) -> IllegalAction:
     """``action`` is not listed, is refused naming ``rule``, and leaves the state untouched."""
     assert action not in GAME.legal_actions(state)
-    before = GAME.encode(state)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, action)
-    assert info.value.rule == rule, info.value
-    assert GAME.encode(state) == before
-    return info.value
+    return assert_refused(GAME, state, action, rule)
 
 
 def seen(state: Any, seat: int | None = None) -> dict[str, Any]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from engine.core import Event, IllegalAction
 from engine.games.confucius import GAME
 from engine.games.confucius.state import State
+from tests.engine.support import assert_refused
 
 #: Seats of the five-player examples (examples.md lists the colours in this seat order).
 BLACK, GREEN, PURPLE, WHITE, YELLOW = range(5)
@@ -66,9 +65,4 @@ def events_of(events: list[Event], kind: str) -> list[Event]:
 
 def refused(state: State, action: dict[str, Any], rule: str, seat: int | None = None) -> IllegalAction:
     """Assert ``action`` is refused naming ``rule`` and leaves the state unchanged."""
-    before = GAME.encode(state)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, action, seat)
-    assert info.value.rule == rule, info.value
-    assert GAME.encode(state) == before, "a refused action changed the state"
-    return info.value
+    return assert_refused(GAME, state, action, rule, seat)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from engine.core import Event, IllegalAction
 from engine.games.year_of_dragon import GAME
 from engine.games.year_of_dragon.state import State
+from tests.engine.support import assert_refused
 
 
 def act(state: State, type: str, **fields: Any) -> list[Event]:
@@ -37,9 +36,4 @@ def pending(state: State) -> dict[str, Any] | None:
 
 def refused(state: State, action: dict[str, Any], rule: str, seat: int | None = None) -> IllegalAction:
     """Assert ``action`` is refused naming ``rule`` and leaves the state unchanged."""
-    before = GAME.encode(state)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, action, seat)
-    assert info.value.rule == rule, info.value
-    assert GAME.encode(state) == before, "a refused action changed the state"
-    return info.value
+    return assert_refused(GAME, state, action, rule, seat)
