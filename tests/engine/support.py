@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,3 +38,28 @@ def greedy_wins(game: Game, players: int, games: int) -> int:
             game.apply(state, bot(game, state, rng))
         wins += game.result(state)["ranking"][0] == greedy
     return wins
+
+
+_RULE_HEADING = re.compile(r"^\*\*((?:R|X)\d+[a-z]?)\b", re.MULTILINE)
+_CITATION = re.compile(r"\b((?:R|X)\d+[a-z]?)\b")
+
+
+def numbered_rules(rules_file: str) -> list[str]:
+    """The rule ids RULES.md defines (each rule starts a line with ``**R12`` or ``**X3``)."""
+    return list(dict.fromkeys(_RULE_HEADING.findall(Path(rules_file).read_text(encoding="utf-8"))))
+
+
+def cited_rules(test_dir: Path) -> set[str]:
+    """Every rule id cited anywhere in the test modules of ``test_dir`` (docstrings, comments)."""
+    cited: set[str] = set()
+    for path in test_dir.glob("*.py"):
+        cited.update(_CITATION.findall(path.read_text(encoding="utf-8")))
+    return cited
+
+
+def uncited_rules(game: Game, test_dir: Path, untestable: dict[str, str]) -> list[str]:
+    """Rules of ``game`` that no test cites and that are not listed (with a reason) as untestable."""
+    for rule, reason in untestable.items():
+        assert reason.strip(), f"{rule}: say why it cannot be tested"
+    cited = cited_rules(test_dir)
+    return [r for r in numbered_rules(game.rules_file) if r not in cited and r not in untestable]
