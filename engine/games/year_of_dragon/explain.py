@@ -48,6 +48,12 @@ PHASE_TYPES: dict[int, tuple[str, ...]] = {
     RELEASE: ("release",),
 }
 _EVENT_RULES = {TRIBUTE: "R42", DROUGHT: "R43", MONGOLS: "R45", CONTAGION: "R46"}
+#: The rule that says when each kind of release may happen, for refusing it at any other time.
+_RELEASE_RULES = {
+    "release": ("R17", "persons are never released voluntarily, only when an event demands it; "),
+    "replace": ("R37", "a person is replaced only by a newcomer that finds no free floor; "),
+    "release_newcomer": ("R37", "a newcomer is released only when it finds no free floor; "),
+}
 
 
 def decision_rule(state: State) -> str:
@@ -69,11 +75,10 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             return IllegalAction("schema", f"{name}: {action[name]!r} is not one of {spec['enum']}", name)
     rule = decision_rule(state)
     if kind not in PHASE_TYPES[state.phase]:
-        return IllegalAction(
-            rule,
-            f"the pending decision is {PHASE_NAMES[state.phase]!r}; it takes {PHASE_TYPES[state.phase]}",
-            "type",
-        )
+        # A person leaves only when a rule demands it (R17): name that rule, not the pending decision's.
+        rule, when = _RELEASE_RULES.get(kind, (rule, ""))
+        pending = f"the pending decision is {PHASE_NAMES[state.phase]!r}; it takes {PHASE_TYPES[state.phase]}"
+        return IllegalAction(rule, when + pending, "type")
     palaces = state.palaces[seat]
     if "palace" in action and not 0 <= action["palace"] < len(palaces):
         return IllegalAction(

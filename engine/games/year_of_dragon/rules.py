@@ -4,7 +4,9 @@
 hot path does; a refused action gets the shape check and the rule-naming ``explain`` (cold path).  Then
 the action's handler mutates the state, and ``settle`` resolves every decision that has a single legal
 option (RULES section 15 lets the engine decide when every option leads to the same state), so a seat
-is only ever asked when it has a real choice.
+is only ever asked when it has a real choice -- except for a person card played while played cards are
+hidden (R58a): whether a play was forced depends on the hand, so resolving it silently would tell the
+other seats which card it was.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .actions import HANDLERS
 from .explain import explain
 from .legal import LEGAL
 from .schemas import ACTIONS
-from .state import OVER, State
+from .state import OVER, PERSON, State
 
 #: The only value types of action fields (engine.core.action_schema: integers and strings).
 _PLAIN = frozenset((int, str))
@@ -58,11 +60,16 @@ def apply(state: State, action: Action, seat: int | None = None) -> list[Event]:
 
 
 def settle(state: State, events: list[Event]) -> None:
-    """Apply every forced decision (exactly one legal option) until a seat has a choice or the game ends."""
+    """Apply every forced decision (exactly one legal option) until a seat has a choice or the game ends.
+
+    R58a: with hidden played cards the Person decision is always asked, forced or not: an automatic play
+    (made during the previous seat's move) would reveal that the hand allowed one play only, e.g. that
+    the last card was a typed one rather than a wild one.
+    """
     while state.phase != OVER:
         seat = state.order[state.turn]
         legal = LEGAL[state.phase](state, seat)
-        if len(legal) > 1:
+        if len(legal) > 1 or (state.phase == PERSON and not state.reveal):
             state.legal = legal
             return
         (action,) = legal

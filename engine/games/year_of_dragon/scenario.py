@@ -40,6 +40,8 @@ been played in person-type order, wild cards last).
 ``groups``  action phase: the dealt groups as lists of action ids (R22); default dealt from the RNG.
 ``dragons``  action phase: dragons on each group (default none).
 ``order``  the phase order (default the R19 order); ``turn``  index in it of the seat to move (default 0).
+The order must be one the track can have produced (R20): the seats still to act follow the current R19
+order, behind the seats that acted (which may have moved since); arrange it with ``pos``/``stack``.
 """
 
 from __future__ import annotations
@@ -202,6 +204,8 @@ def _seat(state: State, p: int, seat: dict[str, Any]) -> None:
         getattr(state, name)[p] = _count(seat.get(name, getattr(state, name)[p]), f"seat {p} {name}")
     palaces = []
     for spec in seat.get("palaces", []):
+        if not isinstance(spec, list) or not spec:
+            raise InvalidScenario("R15", f"seat {p}: a palace is [floors, tile, ...], not {spec!r}")
         floors, persons = spec[0], tuple(sorted(_tile(t) for t in spec[1:]))
         if not isinstance(floors, int) or not 1 <= floors <= MAX_FLOORS:
             raise InvalidScenario("R15", f"seat {p}: a palace has 1-{MAX_FLOORS} floors, not {floors!r}")
@@ -246,13 +250,20 @@ def _supply(state: State, given: dict[str, int]) -> None:
 
 def _phase_order(state: State, desc: dict[str, Any], phase: int) -> None:
     """R19, R20: the order fixed at the phase start; R22-R24: the groups and the dragons on them."""
-    order = desc.get("order", track_order(state))
+    track = track_order(state)
+    order = list(desc.get("order", track))
     if sorted(order) != list(range(state.n)):
         raise InvalidScenario("R19", f"order must list every seat once, got {order!r}")
     turn = desc.get("turn", 0)
     if not isinstance(turn, int) or not 0 <= turn < state.n:
         raise InvalidScenario("turn", f"turn must index the order (0-{state.n - 1}), got {turn!r}")
-    state.order, state.turn, state.phase = list(order), turn, phase
+    # R20: the order was the track order when the phase began, and only the seats that have acted can have
+    # moved since, forward: the seats still to act follow the track, behind every seat that acted.
+    if order[turn:] != track[turn:] or sorted(order[:turn]) != sorted(track[:turn]):
+        raise InvalidScenario(
+            "R20", f"order {order!r} at turn {turn} contradicts the person track {track!r} (set pos/stack)"
+        )
+    state.order, state.turn, state.phase = order, turn, phase
     if phase != ACTION:
         return
     if "groups" in desc:

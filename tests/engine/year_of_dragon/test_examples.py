@@ -68,6 +68,7 @@ def test_se_02_occupied_group_fee():
         "groups": GROUPS_4,
         "dragons": [2, 0, 0, 0],
         "order": [ANNA, BEN, DAVID, CLARA],
+        "stack": [CLARA, DAVID, BEN, ANNA],  # all on 0, Anna on top (R19)
         "turn": 2,
         "seats": [{}, {}, {}, {"yuan": 7}],
     }
@@ -92,6 +93,7 @@ def test_se_03_refill():
             "players": 5,
             "round": 2,
             "order": [EMIL, ANNA, BEN, CLARA, DAVID],
+            "stack": [DAVID, CLARA, BEN, ANNA, EMIL],
             "seats": [{}] * 4 + [{"yuan": 1}],
         }
     )
@@ -110,7 +112,13 @@ def test_se_04_taxes():
             "round": 2,
             "groups": GROUPS_4,
             "order": [CLARA, DAVID, ANNA, BEN],
-            "seats": [{}, {}, {"yuan": 0}, {"yuan": 5, "palaces": [[2, "tax_collector", "tax_collector"]]}],
+            "stack": [BEN, ANNA, CLARA, DAVID],
+            "seats": [
+                {},
+                {},
+                {"yuan": 0, "pos": 10},
+                {"yuan": 5, "palaces": [[2, "tax_collector", "tax_collector"]]},
+            ],
         }
     )
     act(state, "action", group=0, action="taxes")
@@ -120,12 +128,14 @@ def test_se_04_taxes():
 
 
 def test_se_05_build():
-    """SE-05 (R29): 1 + 2 hammers = 3 floors, placed as +2 on B and a new 1-floor palace C."""
+    """SE-05 (R29, R66): 1 + 2 hammers = 3 floors, placed as +2 on B and a new 1-floor palace C, which may
+    stand empty."""
     state = build(
         {
             "players": 5,
             "round": 2,
             "order": [EMIL, ANNA, BEN, CLARA, DAVID],
+            "stack": [DAVID, CLARA, BEN, ANNA, EMIL],
             "groups": [
                 ["build", "taxes"],
                 ["harvest", "research"],
@@ -149,7 +159,12 @@ def test_se_05_build():
 def test_se_06_harvest():
     """SE-06 (R30): 1 + 1 (young farmer) + 2 (old farmer) rice."""
     state = build(
-        {"players": 3, "seats": [{"palaces": [[2, "farmer_y", "farmer_o"]]}, {}, {}], "order": [0, 1, 2]}
+        {
+            "players": 3,
+            "seats": [{"palaces": [[2, "farmer_y", "farmer_o"]]}, {}, {}],
+            "order": [0, 1, 2],
+            "stack": [2, 1, 0],
+        }
     )
     group = next(i for i, g in enumerate(GAME.view(state, None)["groups"]) if "harvest" in g["actions"])
     act(state, "action", group=group, action="harvest")
@@ -188,6 +203,7 @@ def test_se_08_research():
         {
             "players": 4,
             "order": [DAVID, ANNA, BEN, CLARA],
+            "stack": [CLARA, BEN, ANNA, DAVID],
             "groups": GROUPS_4,
             "seats": [{}, {}, {}, {"vp": 20, "palaces": [[2, "scholar_y", "scholar_o"]]}],
         }
@@ -197,8 +213,8 @@ def test_se_08_research():
 
 
 def test_se_09_imperial_tribute():
-    """SE-09 (R42, R49): Anna pays 4; Clara pays her 2 and releases 2 persons of her choice; the palace
-    she empties decays."""
+    """SE-09 (R42, R49, R56): Anna pays 4; Clara pays the 2 she has (never below 0) and releases 2 persons
+    of her choice; the palace she empties decays."""
     state = build(
         {
             "players": 3,
@@ -228,7 +244,7 @@ def test_se_09_imperial_tribute():
 
 
 def test_se_10_drought():
-    """SE-10 (R43, R49): Anna feeds her 3 inhabited palaces (4 - 3 = 1 rice left), her empty palace
+    """SE-10 (R43, R49, R69): Anna feeds her 3 inhabited palaces (4 - 3 = 1 rice left), her empty palace
     decays; Ben has no rice and releases one person of his choice from each of his 3 palaces."""
     state = build(
         {
@@ -402,6 +418,7 @@ def test_se_17_exhausted_type():
             "players": 3,
             "phase": "person",
             "order": [ANNA, BEN, CLARA],
+            "stack": [CLARA, BEN, ANNA],
             "seats": [{"pos": 12, "palaces": [[2, "farmer_y"]]}, {}, {}],
             "supply": {"monk_y": 0, "monk_o": 0},
         }
@@ -423,6 +440,7 @@ def test_se_18_privilege():
             "players": 4,
             "groups": GROUPS_4,
             "order": [ANNA, BEN, CLARA, DAVID],
+            "stack": [DAVID, CLARA, BEN, ANNA],
             "seats": [{"yuan": 13}, {}, {}, {}],
         }
     )
@@ -478,7 +496,8 @@ def test_ec_03_festival_all_tied():
 
 
 def test_ec_04_mongols_without_warriors():
-    """EC-04 (R45, R40): nobody has a warrior, so all are fewest: each releases 1, asked in turn order."""
+    """EC-04 (R45, R40, R69): nobody has a warrior, so all are fewest: each releases 1 of his choice, asked
+    in turn order."""
     state = build(
         {
             "players": 3,
@@ -568,13 +587,14 @@ def test_ec_07_contagion_more_mortars_than_needed():
 
 
 def test_ec_08_full_palaces():
-    """EC-08 (R37): with no free floor A replaces a person or releases the newcomer; both cost the
-    supply a tile; the newcomer cannot simply move in."""
+    """EC-08 (R37, R63, R67): with no free floor A may choose to replace a person or to release the newcomer
+    (R63: a choice, not a must-replace); both cost the supply a tile; the newcomer cannot simply move in."""
     state = build(
         {
             "players": 4,
             "phase": "person",
             "order": [A, B, C, 3],
+            "stack": [3, C, B, A],
             "seats": [{"pos": 10, "palaces": [[2, "farmer_y", "healer_y"], [1, "court_lady"]]}, {}, {}, {}],
             "supply": {"monk_y": 3},
         }
@@ -617,7 +637,8 @@ def test_ec_09_one_age_exhausted():
 
 
 def test_ec_10_privilege_affordability():
-    """EC-10 (R24, R26, R34): Privilege on an occupied group needs 3 + 2 yuan; large needs 3 + 6."""
+    """EC-10 (R24, R26, R34, R56): Privilege on an occupied group needs 3 + 2 yuan; large needs 3 + 6
+    (voluntary payments need the full amount)."""
     groups = [["privilege", "harvest"], ["taxes", "build"], ["fireworks", "military_parade", "research"]]
 
     def state_with(yuan: int, dragons: list[int]):
@@ -627,6 +648,7 @@ def test_ec_10_privilege_affordability():
                 "groups": groups,
                 "dragons": dragons,
                 "order": [B, A, C],
+                "stack": [C, A, B],
                 "turn": 1,
                 "seats": [{"yuan": yuan}, {}, {}],
             }
@@ -663,6 +685,7 @@ def test_ec_11_refill_leaves_group_free():
                 ["fireworks", "military_parade", "privilege"],
             ],
             "order": [A, B],
+            "stack": [B, A],
             "seats": [{"yuan": 5}, {"yuan": 6}],
         }
     )
@@ -862,6 +885,7 @@ def test_ec_20_wild_card_old_tile():
             "players": 3,
             "phase": "person",
             "order": [A, B, C],
+            "stack": [C, B, A],
             "seats": [{"pos": 14, "palaces": [[2, "farmer_y"]]}, {}, {}],
             "supply": {"pyrotechnist_o": 1},
         }
@@ -875,6 +899,7 @@ def test_ec_20_wild_card_old_tile():
             "players": 3,
             "round": 2,
             "order": [A, B, C],
+            "stack": [C, B, A],
             "groups": [
                 ["fireworks", "taxes", "build"],
                 ["harvest", "research"],
@@ -936,6 +961,7 @@ def test_ec_23_played_card_visibility():
                 "players": 3,
                 "phase": "person",
                 "order": [A, B, C],
+                "stack": [C, B, A],
                 "options": {"reveal_played_card": reveal},
                 "seats": [{"palaces": [[2]]}, {}, {}],
                 "supply": {"monk_y": 2},

@@ -25,6 +25,9 @@ from engine.games.year_of_dragon.scenario import build
 
 from .helpers import act, pending, player, refused
 
+A, B = range(2)
+ALL_ACTIONS = [["taxes", "build", "harvest", "research"], ["fireworks", "military_parade", "privilege"]]
+
 R10_SUPPLY = {  # RULES R10 table: split types young + old, young-only types
     5: ((6, 4), 10),
     4: ((5, 3), 8),
@@ -46,7 +49,7 @@ def random_game(players: int, seed: int, options: dict | None = None, on_step=No
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_setup_by_player_count(players):
-    """R10, R12, R13, R14: supply per the R10 table; 6 yuan, two empty 2-floor palaces, 11 cards, markers
+    """R3, R10, R12, R13, R14: supply per the R10 table; 6 yuan, two empty 2-floor palaces, 11 cards, markers
     on 0; the court is chosen first, in seat order from the public first player."""
     state = GAME.setup(players, None, seed=7)
     view = GAME.view(state, 0)
@@ -97,8 +100,8 @@ def test_invalid_options(players, options, field):
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**64 - 1), players=st.sampled_from([2, 3, 4, 5]))
 def test_se_19c_event_row_property(seed, players):
-    """SE-19 (c), R11: for any seed slots 1-2 are Peace, the row holds every tile, and no two adjacent
-    slots of 3-12 are equal."""
+    """SE-19 (c), R11, R5: for any seed slots 1-2 are Peace, the row holds the 12 tiles (2 of each), and no
+    two adjacent slots of 3-12 are equal."""
     row = GAME.view(GAME.setup(players, None, seed=seed), None)["event_row"]
     assert row[:2] == ["peace", "peace"]
     assert sorted(row) == sorted(
@@ -109,7 +112,8 @@ def test_se_19c_event_row_property(seed, players):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_action_groups_by_player_count(players):
-    """R22: the 7 cards are dealt into groups of 4/3, 3/2/2, 2/2/2/1 or 2/2/1/1/1, all revealed."""
+    """R4, R22: the 7 cards (one per action) are dealt into groups of 4/3, 3/2/2, 2/2/2/1 or 2/2/1/1/1, all
+    revealed."""
     for seed in range(5):
         groups = GAME.view(build({"players": players, "seed": seed}), None)["groups"]
         assert [len(g["actions"]) for g in groups] == list(GROUP_SIZES[players])
@@ -125,6 +129,7 @@ def test_large_privilege_variant():
         "options": {"large_privilege_cost": 7},
         "groups": [["privilege", "taxes", "build", "harvest"], ["fireworks", "military_parade", "research"]],
         "order": [0, 1],
+        "stack": [1, 0],
     }
     state = build({**desc, "seats": [{"yuan": 6}, {}]})
     act(state, "action", group=0, action="privilege")  # small only: no question asked
@@ -164,6 +169,7 @@ def test_wild_card_with_empty_supply():
             "players": 2,
             "phase": "person",
             "order": [0, 1],
+            "stack": [1, 0],
             "seats": [{"palaces": [[2]]}, {}],
             "supply": dict.fromkeys(TILE_IDS, 0),
         }
@@ -186,6 +192,7 @@ def test_bad_input_is_refused_and_changes_nothing():
                 ["military_parade", "privilege"],
             ],
             "order": [0, 1, 2],
+            "stack": [2, 1, 0],
         }
     )
     cases = [
@@ -223,7 +230,9 @@ def test_future_deals_are_not_in_the_state():
     """R58b: the groups of a month are dealt at its start from the state's RNG, so copies that differ
     only in the RNG (determinize) deal different groups after the same action: no deal existed before."""
     # The last seat of month 2's Person phase owns no palace: its recruit ends the month (Peace).
-    state = build({"players": 3, "phase": "person", "round": 2, "order": [0, 1, 2], "turn": 2})
+    state = build(
+        {"players": 3, "phase": "person", "round": 2, "order": [0, 1, 2], "stack": [2, 1, 0], "turn": 2}
+    )
     action = GAME.legal_actions(state)[0]
     deals = set()
     for r in range(10):
@@ -309,3 +318,97 @@ def test_invariants_along_random_play(seed, players):
     assert all(p["hand_size"] == 0 for p in view["players"])
     assert GAME.result(state)["scores"] == [p["vp"] for p in view["players"]]
     assert pending(state) is None
+
+
+@pytest.mark.parametrize("reveal", [True, False])
+def test_forced_person_play_is_asked_when_cards_are_hidden(reveal):
+    """R58a (regression): in month 11 B holds only the Healer card and one healer tile is left, so the play
+    is forced.  With played cards public the engine plays it during A's move; with them hidden it must ask
+    B, because an automatic play would tell A that B's last card was not the wild one."""
+    state = build(
+        {
+            "players": 2,
+            "phase": "person",
+            "round": 11,
+            "event": "dragon_festival",  # nobody has fireworks: nothing happens
+            "options": {"reveal_played_card": reveal},
+            "stack": [1, 0],
+            "seats": [{"palaces": [[2]]}, {"palaces": [[2]], "hand": ["healer"]}],
+            "supply": {"healer_y": 0, "healer_o": 1},
+        }
+    )
+    events = act(state, "recruit", card="wild", person="monk_y")  # A
+    seen_by_a = [e for e in events if e["type"] == "action" and event_visible(e, 0) and e["seat"] == 1]
+    if reveal:
+        assert [e["action"] for e in seen_by_a] == [
+            {"type": "recruit", "card": "healer", "person": "healer_o"},
+            {"type": "place", "palace": 0},
+        ]
+    else:
+        assert seen_by_a == [] and pending(state) == {"seat": 1, "decision": "person", "rule": "R36"}
+        assert GAME.legal_actions(state) == [{"type": "recruit", "card": "healer", "person": "healer_o"}]
+        events = act(state, "recruit", card="healer", person="healer_o")
+        assert next(e["action"] for e in events if e["type"] == "action" and event_visible(e, 0)) == {
+            "type": "recruit",
+            "card": "hidden",
+            "person": "healer_o",
+        }
+
+
+def test_releases_outside_their_rule_are_refused_naming_it():
+    """R17, R37, R67 (regression): a release when no event demands one names R17 (no voluntary release),
+    a replacement or a released newcomer while a floor is free names R37 (R67), not the rule of whatever
+    decision happens to be pending."""
+    state = build({"players": 2, "round": 4, "stack": [1, 0], "seats": [{"palaces": [[2, "monk_y"]]}, {}]})
+    refused(state, {"type": "release", "palace": 0, "person": "monk_y"}, "R17")
+    refused(state, {"type": "replace", "palace": 0, "person": "monk_y"}, "R37")
+    state = build(
+        {
+            "players": 2,
+            "phase": "person",
+            "round": 4,
+            "stack": [1, 0],
+            "seats": [{"palaces": [[2, "monk_y"], [1]]}, {}],
+        }
+    )
+    act(state, "recruit", card="farmer", person="farmer_y")
+    assert pending(state)["decision"] == "place"  # two palaces have a free floor
+    refused(state, {"type": "release_newcomer"}, "R37")
+    refused(state, {"type": "replace", "palace": 0, "person": "monk_y"}, "R37")
+    refused(state, {"type": "release", "palace": 0, "person": "monk_y"}, "R17")
+
+
+def test_everything_on_the_table_is_public():
+    """R57: a spectator sees the event row, the person supply, the dealt groups with their dragons, every
+    seat's palaces and persons, yuan, rice, fireworks, privileges, both tracks and the played cards."""
+    state = build(
+        {
+            "players": 2,
+            "round": 3,
+            "groups": ALL_ACTIONS,
+            "dragons": [1, 0],
+            "stack": [0, 1],
+            "turn": 1,
+            "seats": [
+                {"yuan": 2, "rice": 3, "fireworks": 4, "vp": 17, "small": 1, "palaces": [[2, "monk_y"]]},
+                {"yuan": 9, "large": 2, "pos": 30, "palaces": [[3, "farmer_o", "court_lady"], [1]]},
+            ],
+            "supply": {"monk_y": 1},
+        }
+    )
+    view = GAME.view(state, None)
+    assert len(view["event_row"]) == 12 and view["supply"]["monk_y"] == 1
+    assert view["groups"] == [
+        {"actions": ALL_ACTIONS[0], "dragons": 1},
+        {"actions": ALL_ACTIONS[1], "dragons": 0},
+    ]
+    a, b = view["players"]
+    assert (a["yuan"], a["rice"], a["fireworks"], a["vp"], a["person_pos"]) == (2, 3, 4, 17, 6)
+    assert a["privileges"] == {"small": 1, "large": 0} and b["privileges"] == {"small": 0, "large": 2}
+    assert b["palaces"] == [
+        {"floors": 3, "persons": ["court_lady", "farmer_o"]},
+        {"floors": 1, "persons": []},
+    ]
+    assert (b["yuan"], b["person_pos"]) == (9, 30)
+    assert a["played"] == b["played"] == ["craftsman", "court_lady"]  # the discard pile
+    assert view["track_order"] == [B, A]

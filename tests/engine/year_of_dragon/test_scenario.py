@@ -35,7 +35,9 @@ def test_defaults_are_a_consistent_state():
 
 def test_person_phase_hands_follow_the_turn():
     """R56a: in month r's Person phase the seats that already played hold 11 - r cards, the others 12 - r."""
-    state = build({"players": 3, "phase": "person", "round": 2, "order": [2, 0, 1], "turn": 1})
+    state = build(
+        {"players": 3, "phase": "person", "round": 2, "order": [2, 0, 1], "stack": [1, 0, 2], "turn": 1}
+    )
     assert [player(state, p, p)["hand_size"] for p in range(3)] == [10, 10, 9]
     assert GAME.to_move(state) == 0
 
@@ -54,6 +56,7 @@ def test_person_phase_hands_follow_the_turn():
         ({"players": 3, "seats": [{"yuan": -1}, {}, {}]}, "R56"),
         ({"players": 3, "seats": [{"palaces": [[4]]}, {}, {}]}, "R15"),
         ({"players": 3, "seats": [{"palaces": [[0]]}, {}, {}]}, "R15"),
+        ({"players": 3, "seats": [{"palaces": [[]]}, {}, {}]}, "R15"),
         ({"players": 3, "seats": [{"palaces": [[1, "monk_y", "farmer_y"]]}, {}, {}]}, "R50"),
         ({"players": 3, "seats": [{"palaces": [[1, "dragon"]]}, {}, {}]}, "R1"),
         ({"players": 3, "seats": [{"pos": 3, "palaces": [[1, "monk_y"]]}, {}, {}]}, "R56a"),
@@ -66,6 +69,9 @@ def test_person_phase_hands_follow_the_turn():
         ({"players": 3, "stack": [0, 0, 1]}, "R18"),
         ({"players": 3, "order": [0, 1]}, "R19"),
         ({"players": 3, "turn": 3}, "turn"),
+        ({"players": 3, "order": [0, 1, 2]}, "R20"),  # all on 0: seat 2's marker is on top
+        ({"players": 3, "order": [1, 2, 0], "turn": 1}, "R20"),  # seat 1 cannot have acted before seat 2
+        ({"players": 3, "phase": "person", "order": [2, 0, 1], "turn": 2}, "R20"),
         (
             {
                 "players": 3,
@@ -86,10 +92,19 @@ def test_person_phase_hands_follow_the_turn():
     ],
 )
 def test_impossible_states_are_refused(desc, rule):
-    """R56a (with R1, R3-R5, R10, R11, R15, R18, R19, R21-R23, R50, R56): no reachable state breaks these."""
+    """R56a (with R1, R3-R5, R10, R11, R15, R18-R23, R50, R56): no reachable state breaks these."""
     with pytest.raises(InvalidScenario) as info:
         build(desc)
     assert info.value.rule == rule, info.value
+
+
+def test_phase_order_follows_the_track():
+    """R19, R20: the phase order is the track order at the phase start; a seat that already acted may have
+    moved past one that acted before it (Military Parade), never past one still to act."""
+    state = build({"players": 3, "stack": [0, 1, 2]})
+    assert GAME.view(state, None)["turn_order"] == [2, 1, 0] and GAME.to_move(state) == 2
+    state = build({"players": 3, "order": [1, 2, 0], "turn": 2, "dragons": [0, 0, 0]})
+    assert GAME.to_move(state) == 0
 
 
 def test_event_shortcut_builds_a_valid_row():
