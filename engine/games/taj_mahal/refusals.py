@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.core import Action, IllegalAction
 from engine.games.taj_mahal.components import COLORED
-from engine.games.taj_mahal.state import PLACE, TAKE, TURN, State
+from engine.games.taj_mahal.state import PLACE, TAKE, TURN, Player, State
 
 _DECISIONS = {
     TURN: (("play", "withdraw"), "R22", "it is your turn: play cards or withdraw"),
@@ -44,7 +44,7 @@ def _explain_play(s: State, action: Action) -> IllegalAction:
     p = s.players[s.current]
     card = comp.card_index.get(action["card"], -1)
     if card not in p.hand and card not in p.specials:
-        return IllegalAction("R24", f"card {action['card']!r} is not in your hand", "card")
+        return _not_in_hand(p, card, f"card {action['card']!r}", "card")
     if comp.card_kind[card] != COLORED:
         return IllegalAction(
             "R24",
@@ -53,8 +53,10 @@ def _explain_play(s: State, action: Action) -> IllegalAction:
         )
     extra = comp.card_index.get(action["extra"], -1) if action["extra"] else None
     if extra is not None:
-        if extra == card or (extra not in p.hand and extra not in p.specials):
-            return IllegalAction("R24", f"extra card {action['extra']!r} is not in your hand", "extra")
+        if extra == card:
+            return IllegalAction("R24", "a play is two different cards, not one card twice", "extra")
+        if extra not in p.hand and extra not in p.specials:
+            return _not_in_hand(p, extra, f"extra card {action['extra']!r}", "extra")
         if comp.card_kind[extra] == COLORED:
             return IllegalAction("R24", "a play holds exactly one coloured card", "extra")
     # Only the colour lock is left (R26: the any-colour card would have lifted it).
@@ -64,3 +66,11 @@ def _explain_play(s: State, action: Action) -> IllegalAction:
         f"{comp.colours[comp.card_colour[card]]}",
         "card",
     )
+
+
+def _not_in_hand(p: Player, card: int, what: str, field: str) -> IllegalAction:
+    """A card played from somewhere else than the hand: from the player's own table R29 forbids (a
+    special card too: it comes back only when he withdraws, R58); anything else is no card of his."""
+    if card in p.table:
+        return IllegalAction("R29", f"{what} already lies on your table; played cards stay there", field)
+    return IllegalAction("R24", f"{what} is not in your hand", field)

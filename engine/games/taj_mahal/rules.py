@@ -431,7 +431,8 @@ def _end_visit(s: State, events: list[Event]) -> None:
     for city in current_cities(s):  # R52: unclaimed bonus tiles of this province leave the game
         s.bonus_on[city] = -1
     s.court[comp.elephant] = False  # R53: an unwon province tile leaves the game
-    s.crown_city = -1  # R54: the crowned palace stays as an ordinary palace
+    s.court[comp.grand_mogul] = True  # R54: the crown goes back to the court (after visit 12 too) ...
+    s.crown_city = -1  # ... and the crowned palace stays as an ordinary palace
     nxt = next((t for t in range(s.visit + 1, len(s.tile_province)) if s.tile_province[t] >= 0), 0)
     if not nxt:
         _end_game(s, events)
@@ -443,7 +444,6 @@ def _end_visit(s: State, events: list[Event]) -> None:
         if not s.court[t] and s.supply[t]:
             s.supply[t] -= 1
             s.court[t] = True
-    s.court[comp.grand_mogul] = True
     s.court[comp.elephant] = True
     _deal_display(s, events)
     for p in s.players:

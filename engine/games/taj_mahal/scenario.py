@@ -16,6 +16,7 @@ Spec keys (all optional but ``players``)::
     map       {"provinces": {pid: [city, ...]}, "roads": [[a, b], ...], "fortified": [city, ...]}
               (default: the board of components.json)
     tiles     {pid: tile number}: province tiles on the board (default: random, as R10)
+    tile_goods {tile number: [good, ...]}: fixture goods printed on a province tile (default: R3)
     visit     the current visit = tile number of the current province (default: the lowest on the board)
     start     start player of the visit (default 0)
     to_move   seat on turn (default: the start player or, if he withdrew, the next one still in, R21)
@@ -31,7 +32,8 @@ Spec keys (all optional but ``players``)::
     seats     list of per-seat dicts:
         score, hand (list or count, default 6), hand_public (cards in hand everybody saw taken from
         the display), specials, table (cards played this visit), colour (commitment; default: the
-        table's colour), out (withdrawn from this visit), tiles {influence type: count},
+        table's colour; None after a lone play with the any-colour card, R26), out (withdrawn from
+        this visit), tiles {influence type: count},
         province_tiles [numbers], bonus_goods [goods kept from bonus tiles]
 
 Cards not placed anywhere are out of the game (scenarios need not hold all 96, as examples.md says).
@@ -74,6 +76,12 @@ class _Kit:
         self.changed = False
         if "map" in spec:
             self.raw["map"] = _map_json(spec["map"])
+            self.changed = True
+        for number, goods in spec.get("tile_goods", {}).items():
+            rows = [t for t in self.raw["province_tiles"]["tiles"] if t["number"] == number]
+            _check(len(rows) == 1, "R3", f"no province tile {number}")
+            _check(bool(goods) and set(goods) <= set(STANDARD.goods), "R3", f"tile {number}: goods {goods}")
+            rows[0]["goods"] = list(goods)
             self.changed = True
         self.used_cards: set[str] = set()
         self.used_bonus: set[str] = set()
@@ -297,9 +305,13 @@ def _fill_player(s: State, seat: int, desc: dict[str, Any], cards: dict[str, lis
         for sym in comp.card_symbols[c]:
             p.counts[sym] += 1
     colours = [comp.colours[comp.card_colour[c]] for c in coloured]
-    colour = desc.get("colour", colours[0] if len(set(colours)) == 1 else None)
-    _check(colour is not None or not colours, "R25", f"seat {seat}: say which colour is committed")
     lifted = any(comp.card_effect[c] == ANY_COLOUR for c in table)  # R26: one card of any colour
+    if "colour" in desc:  # None: uncommitted, possible only after a play with the any-colour card
+        colour = desc["colour"]
+        _check(colour is None or colour in colours, "R25", f"seat {seat}: no {colour} card fixed it")
+    else:
+        colour = colours[0] if len(set(colours)) == 1 else None
+        _check(colour is not None or not colours, "R25", f"seat {seat}: say which colour is committed")
     _check(sum(x != colour for x in colours) <= lifted, "R25", f"seat {seat}: a card off its colour")
     p.colour = comp.colours.index(colour) if colour is not None else -1
     for t, count in desc.get("tiles", {}).items():
@@ -369,6 +381,10 @@ def _place_palaces(s: State, spec: dict[str, Any]) -> None:
             _check(comp.city_province[_city(comp, city)] != province, "R37", "use 'crown' in this province")
             put(city, owners[1], s.crowned)
         _check(s.bonus_on[_city(comp, city)] < 0, "R38", f"{city}: its regular palace took the bonus tile")
+    for seat, p in enumerate(s.players):  # R34: one regular palace per influence tile won this visit
+        here = sum(s.regular[c] == seat for c in comp.province_cities[province])
+        won = sum(1 for t, n in enumerate(p.tiles) if n and not s.court[t])
+        _check(here <= won, "R34", f"seat {seat} placed {here} palaces here but won {won} influence tiles")
     crown = spec.get("crown")
     _check(
         (crown is None) == s.court[comp.grand_mogul],

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.core import Rng
 from engine.games.taj_mahal import scoring
+from engine.games.taj_mahal.rules import current_cities, free_cities
 from engine.games.taj_mahal.state import OVER, PHASE_NAMES, PLACE, TAKE, TURN, State
 
 
@@ -73,13 +74,23 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
 
 
 def _pending(s: State) -> dict[str, Any] | None:
+    """The decision of §14 the seat to move faces.  For D2 it lists the cities allowed, because
+    which cities count as free (R36: this visit's crowned palace does not occupy one) is a rule a
+    client should not have to re-implement."""
     base = {"seat": s.current}
     if s.phase == TURN:
         return {**base, "decision": "play_or_withdraw", "rule": "R22"}
     if s.phase == PLACE:
-        if s.to_place:
-            return {**base, "decision": "palace", "rule": "R36", "left": s.to_place, "crown": s.crown_pending}
-        return {**base, "decision": "crown", "rule": "R37", "left": 0, "crown": True}
+        regular = s.to_place > 0  # regular palaces come first, the crowned one last (X3)
+        cities = free_cities(s) if regular else current_cities(s)
+        return {
+            **base,
+            "decision": "palace" if regular else "crown",
+            "rule": "R36" if regular else "R37",
+            "left": s.to_place,
+            "crown": s.crown_pending,
+            "cities": [s.comp.city_ids[c] for c in cities],
+        }
     if s.phase == TAKE:
         return {**base, "decision": "take", "rule": "R48", "left": s.to_take}
     return None

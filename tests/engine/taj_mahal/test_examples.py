@@ -19,7 +19,8 @@ from .helpers import F1, F2, F3, act, card, events_of, place_any, play, points, 
 
 
 def test_ex_s1_withdrawal_order_resolves_majorities():
-    """EX-S1: R21, R23, R32-R38, R40, R44, R48, R54, R55 (Anna, Péter, Krisztián, Dóra)."""
+    """EX-S1: R21, R23, R32, R33, R34, R35, R36, R37, R38, R40, R44, R48, R54, R55 (Anna, Péter,
+    Krisztián, Dóra)."""
     anna, peter, kriszti, dora = range(4)
     s = build(
         {
@@ -75,7 +76,7 @@ def test_ex_s1_withdrawal_order_resolves_majorities():
 
 
 def test_ex_s2_two_teas_and_a_province_tile():
-    """EX-S2: R38, R40 steps 4-6, R42-R44: 3 + 4 for the teas, +1 palaces, 8 for tile 9: +16."""
+    """EX-S2: R38, R40 steps 4-6, R42, R43, R44: 3 + 4 for the teas, +1 palaces, 8 for tile 9: +16."""
     s = build(
         {
             "players": 3,
@@ -231,7 +232,7 @@ def test_ex_s6_withdrawing_at_once():
 
 
 def test_e01_first_tied_player_gets_nothing():
-    """E1: R32, R33: A ties on elephants and wins nothing; B then wins tile 4 (rice 1 + tea 1)."""
+    """E1: R32, R33, R39: A ties on elephants and wins nothing; B then wins tile 4 (rice 1 + tea 1)."""
     s = build(
         {
             "players": 3,
@@ -379,7 +380,7 @@ def _alone(hand, specials=(), table=(), colour=None):
 
 
 def test_e06_any_colour_card_and_the_colour_lock():
-    """E6: R24-R26, R57, R58, N4: SPANY leaves the colour open; the next plain play fixes it."""
+    """E6: R24, R25, R26, R57, R58, N4: SPANY leaves the colour open; the next plain play fixes it."""
     s = _alone(E6_HAND, specials=["SPANY"])
     k = s.players[2]
     play(s, "red[E,V]", "SPANY")
@@ -454,7 +455,7 @@ def test_e08_two_points_special_card():
 
 
 def test_e09_crowned_palace_on_a_fortified_city():
-    """E9: R37, R38, R44, R52, R54: the crown never takes the jewels; the tile leaves at the end."""
+    """E9: R35, R37, R38, R44, R52, R54: the crown never takes the jewels; the tile leaves at the end."""
     s = build(
         {
             "players": 3,

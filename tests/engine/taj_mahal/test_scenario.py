@@ -9,7 +9,7 @@ import pytest
 
 from engine.games.taj_mahal import GAME
 from engine.games.taj_mahal.components import STANDARD
-from engine.games.taj_mahal.scenario import ImpossibleState, build, ring
+from engine.games.taj_mahal.scenario import ImpossibleState, build, card_named, ring
 
 from .helpers import F1
 
@@ -29,6 +29,12 @@ def _refused(spec, rule):
         ({"players": 3, "seats": [{"table": ["red[E,V]", "white[E]", "white[V]"]}]}, "R24"),
         ({"players": 3, "seats": [{"table": ["red[E,V]", "green[E,V]"], "colour": "red"}]}, "R25"),
         ({"players": 3, "seats": [{"table": ["red[E,V]", "green[E,V]"]}]}, "R25"),
+        ({"players": 3, "seats": [{"table": ["red[E,V]", "SPANY"], "colour": "green"}]}, "R25"),
+        ({"players": 3, "seats": [{"table": [], "colour": "green"}]}, "R25"),
+        ({"players": 3, "seats": [{"table": ["red[E,V]", "red[E,M]", "SPANY"], "colour": None}]}, "R25"),
+        ({"players": 3, "tile_goods": {13: ["rice"]}}, "R3"),
+        ({"players": 3, "map": F1, "tiles": {"X": 1}, "palaces": {"X1": 0}, "seats": [{"out": True}]}, "R34"),
+        ({"players": 3, "tile_goods": {1: ["gold"]}}, "R3"),
         ({"players": 3, "seats": [{"tiles": {"monk": 3}}]}, "R51"),
         ({"players": 3, "seats": [{"tiles": {"monk": 2}}]}, "R51"),
         ({"players": 3, "court": ["general", "monk", "princess", "grand_mogul", "elephant"]}, "R34"),
@@ -69,7 +75,8 @@ def test_builder_refuses_impossible_states(spec, rule):
 
 
 def test_defaults_describe_a_visit_start():
-    """R12-R15, R17: hands of 6, a full display, the court full, supplies of 5, specials unowned."""
+    """R12, R13, R14, R15, R17: hands of 6, a full display, the court full, supplies of 5, specials
+    unowned."""
     s = build({"players": 4})
     assert [len(p.hand) for p in s.players] == [6] * 4
     assert len(s.display) == 7 and len(s.deck) == 96 - 24 - 7
@@ -109,3 +116,24 @@ def test_written_cards_and_piles_are_placed_as_given():
     comp = s.comp
     assert [comp.card_label(c) for c in s.deck] == ["red[elephant,elephant]", "white[elephant]"]
     assert len(s.discard) == 3 and [comp.card_label(c) for c in s.display] == ["green[vizier,monk]"]
+
+
+def test_a_lone_play_with_the_any_colour_card_leaves_the_colour_open():
+    """R26, N4: after red[E,V] + SPANY the player is not committed (colour None), so his next plain
+    play may be green and fixes green."""
+    s = build(
+        {
+            "players": 3,
+            "seats": [{"table": ["red[E,V]", "SPANY"], "colour": None, "hand": ["green[E,G]"]}],
+        }
+    )
+    assert s.players[0].colour == -1
+    GAME.apply(s, {"type": "play", "card": card_named(s.comp, s.players[0].hand, "green[E,G]"), "extra": ""})
+    assert s.comp.colours[s.players[0].colour] == "green"
+
+
+def test_fixture_province_tile_goods():
+    """R3 / X7: ``tile_goods`` prints fixture goods on a province tile of the state's own kit."""
+    s = build({"players": 3, "tile_goods": {1: ["rice", "rice"]}})
+    assert [s.comp.goods[g] for g in s.comp.tile_goods[1]] == ["rice", "rice"]
+    assert STANDARD.tile_goods[1] == (STANDARD.goods.index("rice"),)
