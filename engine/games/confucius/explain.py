@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from engine.core import RULE_SCHEMA, Action, IllegalAction
 
-from . import cards
-from .actions import REWARD_TYPES
-from .components import MINISTRIES, NOT_IN_ROUND_1, REWARD_INDEX, REWARDS
+from . import cards, exam
+from .actions import PETITION_GIFT, REWARD_CARD, REWARD_TYPES
+from .components import COIN_VALUES, HAND_LIMIT, MINISTRIES, NOT_IN_ROUND_1, REWARD_INDEX, REWARDS
 from .cubes import ACTION_SPACE, cube_cost
 from .gifts import GIFTS
 from .ministries import bribe_allowed, influence_table
-from .schemas import ACTIONS, RULE_OF
+from .schemas import ACTIONS, RULE_OF, SEAT_FIELDS
 from .state import (
     ACTION,
     AVAILABLE,
@@ -25,10 +25,12 @@ from .state import (
     GIVE,
     KEEP,
     LAND,
+    OPEN,
     PAY,
     PHASE_NAMES,
     PHASE_RULES,
     PLACE,
+    REMOVED,
     TUTOR,
     State,
 )
@@ -57,6 +59,12 @@ def explain(state: State, p: int, action: Action) -> IllegalAction:
             return IllegalAction(RULE_SCHEMA, f"{kind}: {name} must be one of {spec['enum']}", name)
         if not spec.get("minimum", value) <= value <= spec.get("maximum", value):
             return IllegalAction(RULE_SCHEMA, f"{kind}: {name} {value} is out of range", name)
+        if name in SEAT_FIELDS and value >= state.n:
+            return IllegalAction(RULE_SCHEMA, f"{kind}: {name} {value} is no seat of {state.n}", name)
+    if kind == "tutor" and action["coins"] not in COIN_VALUES:
+        return IllegalAction(
+            RULE_SCHEMA, f"tutor: no Confucius card is worth {action['coins']} coins", "coins"
+        )
     if kind not in PHASE_TYPES[state.phase]:
         return IllegalAction(
             PHASE_RULES[state.phase],
@@ -83,11 +91,15 @@ def _reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
     if kind in _BOX and cube_cost(state, p, ACTION_SPACE[kind]) > state.cubes[p]:
         cost = cube_cost(state, p, ACTION_SPACE[kind])
         return "R35", f"{kind} costs {cost} cube(s) now, you have {state.cubes[p]}"
-    if kind.startswith("reward_"):
-        card = REWARD_INDEX[action["card"]] if kind == "reward_bribery" else None
-        if card is not None and card not in state.rewards[p]:
+    if kind.startswith("petition_"):
+        return _petition_reason(state, p, action)
+    if kind in REWARD_TYPES:
+        card = REWARD_INDEX[action["card"]] if kind == "reward_bribery" else REWARD_CARD[kind]
+        if card not in state.rewards[p]:
             return "R69", f"you hold no {REWARDS[card]} card"
-    if kind == "bribe_official" and action["ministry"] in MINISTRIES:
+    if kind in _GIFT_CARD_TYPES and state.gift[p * GIFTS + action["value"] - 1] == REMOVED:
+        return "R53", f"your gift of value {action['value']} has left the game for good"
+    if kind == "bribe_official":
         m = MINISTRIES.index(action["ministry"])
         if state.resolved[m]:
             return "R91", f"{action['ministry']} is resolved; nothing in it can change"
@@ -96,20 +108,56 @@ def _reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
                 "R65",
                 f"a gift you hold forbids bribing in {action['ministry']}: your influence there is not lower",
             )
-    if kind == "give_gift" and 0 <= action["recipient"] < state.n:
+    if kind == "give_gift":
         held = state.given[action["recipient"] * state.n + p]
         if action["value"] < held:
             return "R64", f"you hold a gift of value {held} from that player; yours may not be lower"
-        if not 1 <= action["value"] <= GIFTS or state.gift[p * GIFTS + action["value"] - 1] != AVAILABLE:
+        if state.gift[p * GIFTS + action["value"] - 1] != AVAILABLE:
             return "R52", f"your gift of value {action['value']} is not available"
-    if kind in ("commercial_income", "pay", "keep_cards"):
+    if kind == "tutor":
+        return _tutor_reason(state, p, action)
+    if kind in _CARD_RULE:
         counts = cards.card_set(action)
-        if any(c < 0 or c > state.hands[3 * p + k] for k, c in enumerate(counts)):
-            return "R37", f"you do not hold those cards (hand: {state.hands[3 * p : 3 * p + 3]})"
+        if any(c > state.hands[3 * p + k] for k, c in enumerate(counts)):
+            return _CARD_RULE[kind], f"you do not hold those cards (hand: {state.hands[3 * p : 3 * p + 3]})"
         if kind == "commercial_income":
             return "R54", "Commercial Income discards cards worth 0-4 coins"
         if kind == "pay":
             return "R37", _pay_message(state, p)
+        return "R98", f"keep exactly {HAND_LIMIT} of your cards"
+    return None
+
+
+#: Action types that name one of the player's own gift cards by its value.
+_GIFT_CARD_TYPES = frozenset({"buy_gift", "give_gift", "reward_gift"})
+#: The rule that names the cards of a card-set action: they must come from the hand.
+_CARD_RULE = {"commercial_income": "R54", "pay": "R37", "keep_cards": "R98"}
+
+
+def _petition_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R56: an available gift of the petition's value; R57: targets in unresolved places."""
+    value = PETITION_GIFT[action["type"]]
+    if state.gift[p * GIFTS + value - 1] != AVAILABLE:
+        return "R56", f"this petition needs your available gift of value {value}"
+    ministries = [action[f] for f in ("ministry", "other_ministry") if f in action]
+    if any(state.resolved[MINISTRIES.index(m)] for m in ministries):
+        return "R57", "petition targets must be in unresolved ministries"
+    lands = [action[f] - 1 for f in ("position", "to_position") if f in action]
+    if any(state.land_state[pos] != OPEN for pos in lands):
+        return "R57", "petition targets must be on unresolved foreign lands"
+    return None
+
+
+def _tutor_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R83: one student per tutor, cards from the hand; R84: the student a held gift obliges."""
+    student = exam.STUDENTS.index(action["student"])
+    chosen = state.tutor[4 * p]
+    if chosen >= 0 and student != chosen:
+        return "R83", f"you tutor the {exam.STUDENTS[chosen]} student; each player tutors only one"
+    if chosen < 0 and student not in exam.allowed_students(state, p):
+        return "R84", "a gift you hold from the other student's owner obliges you to tutor that student"
+    if not state.hands[3 * p + COIN_VALUES.index(action["coins"])]:
+        return "R83", f"you hold no card worth {action['coins']} coins"
     return None
 
 

@@ -2,8 +2,8 @@
 
 ``state.given[g * n + r]`` is the value of the active gift giver ``g`` has at recipient ``r`` (0: none);
 ``state.gift[p * 6 + value - 1]`` is the state of each of ``p``'s gift cards.  The obligations a held
-gift creates are checked where they bite (bribery in ministries.py, tutoring and Ministry Resolution
-in court.py); this module only keeps the tracker right.
+gift creates are checked where they bite (bribery and Ministry Resolution in ministries.py, tutoring
+in exam.py); this module only keeps the tracker right.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Setup (R14-R22), the pending decision, and ``apply``: the game's entry points behind the contract.
 
 ``apply`` accepts exactly the actions ``legal_actions`` lists (the list is cached on the state until
-the next change), dispatches to the handler of the action type, and then plays every decision that
-has a single legal option itself (the lone payment, the forced influence receiver, the pass of a
-player with nothing left to do, R32): all options of such a decision lead to the same state.
+the next change), dispatches to the handler of the action type, and then plays a decision that has a
+single legal option itself when that option is forced by public information alone (the lone payment,
+the forced influence receiver, the pass of a player with nothing left to do, R32).
 """
 
 from __future__ import annotations
@@ -140,13 +140,33 @@ def apply(state: State, action: Action, seat: int | None = None) -> list[dict[st
     state._legal = None
     while state.phase != OVER:
         legal = _legal(state)
-        if len(legal) != 1:
+        if len(legal) != 1 or not _forced_in_public(state, legal[0]):
             break
         only, p = legal[0], state.seat
         ev += _events(p, only)
         HANDLERS[only["type"]](state, p, only, ev)
         state._legal = None
     return ev
+
+
+#: Decisions whose having a single option follows from public information: a lone payment is the
+#: whole hand (which the payment shows anyway), lands, candidate spaces and receivers are public, and
+#: ``end_tutoring`` is alone only once the hand is empty.
+_PUBLIC_LONE_OPTIONS = frozenset(
+    {"pay", "choose_distant_land", "place_candidate", "give_influence", "end_tutoring"}
+)
+
+
+def _forced_in_public(state: State, only: Action) -> bool:
+    """Whether the engine may play ``only`` itself without telling the others anything.
+
+    Skipping a decision is visible, so a lone option that hidden cards made lone must still be asked
+    for: a uniform hand would show through a lone card to lay (R116) or to keep (R98), an unplayable
+    reward card through a lone pass (R114), a hand too poor for any bribe through a lone No Action.
+    R32 allows the automatic pass exactly for a player holding no reward card.
+    """
+    kind = only["type"]
+    return kind in _PUBLIC_LONE_OPTIONS or (kind == "pass" and not state.rewards[state.seat])
 
 
 def _events(p: int, action: Action) -> list[dict[str, Any]]:

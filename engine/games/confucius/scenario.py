@@ -36,7 +36,8 @@ Players are named by colour in seat order (``"players": ["black", "green", "purp
 ``deck_top``                             coin values on top of the deck, the first drawn first
 ``discard``                              coin values in the discard pile
 ``rewards``                              {colour: [reward card ids]}; ``reward_stack``: ids, top first
-                                         (default: the remaining cards, seeded order)
+                                         (default: the remaining cards in seeded order; with neither
+                                         key nor ``emperor_insulted``, setup's own stack)
 ``candidate``, ``candidate_stack``       current candidate (ministry id, ``"any"`` or None) and the
                                          face-down stack, top first
 ``students``, ``forced``                 {"red": colour, "orange": colour}; Force taken this round
@@ -224,6 +225,8 @@ def _check(ok: bool, message: str) -> None:
 # -- building -----------------------------------------------------------------------------------------
 
 
+#: The keys that describe reward cards; without any of them the setup's reward stack is kept.
+REWARD_KEYS = frozenset({"rewards", "reward_stack", "emperor_insulted"})
 #: The keys a description may use (a typo is refused rather than silently ignored).
 KEYS = frozenset(
     {
@@ -372,6 +375,8 @@ def _cards(s: State, desc: dict[str, Any], seat: Any) -> None:
 
 
 def _rewards(s: State, desc: dict[str, Any], seat: Any) -> None:
+    if not REWARD_KEYS & desc.keys():
+        return  # setup's shuffled stack of all ten cards stays (R18)
     left = [k for k, count in enumerate(REWARD_COUNTS) for _ in range(count)]
     s.rewards = [[] for _ in range(s.n)]
     for colour, names in desc.get("rewards", {}).items():

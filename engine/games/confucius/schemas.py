@@ -113,3 +113,5 @@ _SPECS = [
 ACTIONS: dict[str, dict[str, Any]] = {s["properties"]["type"]["const"]: s for _, s in _SPECS}
 #: The rule each action type answers to, named when such an action is refused.
 RULE_OF: dict[str, str] = {s["properties"]["type"]["const"]: rule for rule, s in _SPECS}
+#: Action fields that name a seat (their upper bound is the player count, which no schema knows).
+SEAT_FIELDS = frozenset(f for _, s in _SPECS for f, spec in s["properties"].items() if spec == SEAT)

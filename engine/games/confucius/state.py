@@ -118,8 +118,8 @@ class State:
         round number (1..9) and Great Wall pieces placed (R78)
     phase, seat, mode, ctx
         the pending decision: its phase, the seat that decides, for box actions whether cubes are paid
-        (mode 0), free through an Extra Action card (1) or Imperial Favour (2), and a small JSON context
-        (the action being paid for, voyages left, tutoring queue, influence receivers...)
+        (mode ACTION), free through an Extra Action card (EXTRA) or Imperial Favour (FAVOUR), and a
+        small JSON context (the action being paid for, voyages left, tutoring queue, receivers...)
     turn, cm
         the seat whose Actions Phase turn it is, and the Chief Minister
     tile, owner, secured  [ministry * 7 + space - 1]

@@ -22,16 +22,28 @@ from .components import (
     COLOURS,
     DISTANT_LANDS,
     FOREIGN_LANDS,
+    HAND_LIMIT,
     INVASION_COST,
     MINISTRIES,
     REWARD_BOX,
     REWARDS,
 )
 from .cubes import SPACE_COUNT
-from .exam import STUDENTS
+from .exam import STUDENTS, allowed_students
 from .gifts import GIFTS
 from .ministries import SPACES_OF
-from .state import CANDIDATE, GIFT_STATE_NAMES, LAND_STATE_NAMES, OVER, PHASE_NAMES, PHASE_RULES, State
+from .state import (
+    CANDIDATE,
+    GIFT_STATE_NAMES,
+    KEEP,
+    LAND_STATE_NAMES,
+    OVER,
+    PHASE_NAMES,
+    PHASE_RULES,
+    PLACE,
+    TUTOR,
+    State,
+)
 
 
 def _player(state: State, p: int, seat: int | None) -> dict[str, Any]:
@@ -103,8 +115,14 @@ def _pending(state: State) -> dict[str, Any] | None:
         doc["voyages"] = ctx["voyages"]
     if "receivers" in ctx:
         doc.update(ministry=MINISTRIES[state.res_m], receivers=ctx["receivers"])
-    if "queue" in ctx:
-        doc["still_to_tutor"] = ctx["queue"]
+    if phase == TUTOR:  # R83, R84: the student(s) the seat may tutor, and who tutors after it
+        chosen = state.tutor[4 * state.seat]
+        allowed = [chosen] if chosen >= 0 else allowed_students(state, state.seat)
+        doc.update(students=[STUDENTS[s] for s in allowed], still_to_tutor=ctx["queue"])
+    elif phase == PLACE:
+        doc["candidate"] = CANDIDATE_NAMES[state.candidate]  # R88
+    elif phase == KEEP:
+        doc["keep"] = HAND_LIMIT  # R98
     return doc
 
 

@@ -14,6 +14,20 @@ BLACK, GREEN, PURPLE, WHITE, YELLOW = range(5)
 FIVE = ["black", "green", "purple", "white", "yellow"]
 
 
+def discard_step(hands: dict[str, list[int]]) -> dict[str, Any]:
+    """Description of Black, White and Green at the End of Round discard step (R98) of round 3, Black
+    Chief Minister (so the first to choose), with these hands."""
+    players = ["black", "white", "green"]
+    return {
+        "players": players,
+        "round": 3,
+        "phase": "court",
+        "court_step": "discards",
+        "chief_minister": "black",
+        "hands": hands,
+    }
+
+
 def act(state: State, by: int | None, type: str, **fields: Any) -> list[Event]:
     """Apply ``{"type": type, **fields}`` as seat ``by`` (checked to be the one to move; None: whoever is)."""
     return GAME.apply(state, {"type": type, **fields}, by)

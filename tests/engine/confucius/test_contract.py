@@ -1,5 +1,5 @@
 """The shared contract suite (tests/engine/contract.py) over Confucius in both game modes, with the
-game's own secrets (R113-R116): Confucius and reward cards in hand, face-down tutoring cards, cards set
+game's own secrets (R114, R115, R116): Confucius and reward cards in hand, face-down tutoring cards, cards set
 aside at the End of Round discard, deck and stack orders, and the RNG."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class TestContract(ContractSuite):
     ]
 
     def check_view_secrets(self, game: Any, state: Any, seat: int | None, view: dict[str, Any]) -> None:
-        """R114: hands and reward cards only to their owner; R116: others' tutoring cards only as a
+        """Rule R114: hands and reward cards only to their owner; R116: others' tutoring cards only as a
         count; R115: no deck, stack or candidate order, no RNG."""
         for player in view["players"]:
             if player["seat"] != seat:

@@ -232,7 +232,7 @@ def test_ex_07_imperial_favour():
 
 
 def test_ex_08_voyages():
-    """EX-08 (R47, R76, R105): 6 junks at sea make one voyage (5 back to the supply, 1 stays); Africa's
+    """EX-08 (R47, R76, R105, R108): 6 junks at sea make one voyage (5 back to the supply, 1 stays); Africa's
     chit (+4) and a reward card; later 1 + 4 junks reach India (+4, a second card); Admiral count 10."""
     state = build(
         {
@@ -308,10 +308,10 @@ EX_09 = {
 
 
 def test_ex_09_imperial_examination():
-    """EX-09 (R82-R89): tutoring from the CM; Black and Yellow must tutor White's student (gifts),
-    Green has no cards, Purple and White choose freely; White 4 : Yellow 3; no gift is cancelled; the
-    cards are discarded, Yellow's student returns; the Gongbu candidate must go on an empty Gongbu
-    space, with a secured White marker; the next candidate is revealed."""
+    """EX-09 (R82, R83, R84, R86, R87, R88, R89): tutoring from the CM; Black and Yellow must tutor White's
+    student (gifts), Green has no cards, Purple and White choose freely; White 4 : Yellow 3; no gift is
+    cancelled; the cards are discarded, Yellow's student returns; the Gongbu candidate must go on an empty
+    Gongbu space, with a secured White marker; the next candidate is revealed."""
     state = build(EX_09)
     assert pending(state)["seat"] == BLACK and pending(state)["decision"] == "tutor"
     assert {a["student"] for a in legal(state)} == {"orange"}  # obliged to White (R84)
@@ -470,8 +470,9 @@ def ex_12_end(white_insulted: bool = True, admiral_variant: bool = False):
 
 
 def test_ex_12_final_scoring():
-    """EX-12 (R103-R111, R122): Yellow Admiral, Black Chief Minister, White General, 1 VP each;
-    13, 17, 9, 9, 19: White wins (his 8 foreign-land points include the Emperor Insulted! 2)."""
+    """EX-12 (R103, R104, R105, R106, R109, R110, R111, R122): Yellow Admiral, Black Chief Minister, White
+    General, 1 VP each; 13, 17, 9, 9, 19: White wins (his 8 foreign-land points include the Emperor Insulted!
+    2)."""
     state = ex_12_end()
     result = GAME.result(state)
     assert result["titles"] == {"chief_minister": BLACK, "admiral": YELLOW, "general": WHITE}
@@ -513,8 +514,9 @@ def test_ex_13_new_officials_at_the_end_of_a_round():
 
 
 def test_ex_14_successful_invasion():
-    """EX-14 (R93-R96): a full Annam succeeds before its deadline (wall 3 < 4): Black +4, White +3 and
-    White, in the reward box, draws a card; the armies stay on the tile and count for the General."""
+    """EX-14 (R93, R94, R95, R96, R108): a full Annam succeeds before its deadline (wall 3 < 4): Black +4,
+    White +3 and White, in the reward box, draws a card; the armies stay on the tile and count for the
+    General."""
     state = build(
         {
             "players": FIVE,
@@ -622,8 +624,8 @@ def test_e_02_bribery_obligation_details():
 
 
 def test_e_03_giving_gifts_back_and_regifting():
-    """E-03 (R52, R64): Purple may not answer Black's 3 with a 1; a 3 makes a mutual obligation
-    (counts 2 and 2); a later 5 replaces Purple's own 3 and cancels Black's inferior 3 (counts 1, 1)."""
+    """E-03 (R52, R64, R68): Purple may not answer Black's 3 with a 1; a 3 makes a mutual obligation (counts 2
+    and 2); a later 5 replaces Purple's own 3 and cancels Black's inferior 3 (counts 1, 1)."""
     black, purple, green = range(3)
     state = build(
         {
@@ -651,8 +653,8 @@ def test_e_03_giving_gifts_back_and_regifting():
 
 
 def test_e_04_tutoring_with_three_cards_cancels_the_gift():
-    """E-04 (R86, R25): Green must tutor Yellow's student (her gift); the third card cancels the gift
-    whatever the result, so next round Green has 3 cubes, not 4; with two cards it would stay."""
+    """E-04 (R86, R126, R25, R68): Green must tutor Yellow's student (her gift); the third card cancels the
+    gift whatever the result, so next round Green has 3 cubes, not 4; with two cards it would stay."""
     green, yellow = 0, 2
     desc = {
         "players": ["green", "white", "yellow"],
@@ -969,9 +971,9 @@ def test_e_14_paired_action_with_too_few_cubes():
 
 
 def test_e_15_emperor_insulted_and_the_general():
-    """E-15 (R75, R106): Green plays the card: +2 VP, the army leaves the colonies; General count Green
-    1 + 1 = 2, White 2: tied, so the Minister of Bingbu (Black) is General.  No army in the colonies,
-    no card."""
+    """E-15 (R75, R106, R108): Green plays the card: +2 VP at once, the army leaves the colonies; General
+    count Green 1 + 1 = 2, White 2: tied, so the Minister of Bingbu (Black) is General. No army in the
+    colonies, no card."""
     green, black = 0, 2
     desc = {
         "players": ["green", "white", "black"],

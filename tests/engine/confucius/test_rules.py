@@ -21,7 +21,8 @@ BLACK, WHITE, GREEN = range(3)
 
 @pytest.mark.parametrize(("players", "deck"), [(3, 57), (4, 54), (5, 51)])
 def test_setup_by_player_count(players, deck):
-    """R13: only the deck size differs (66 - 3n); R14-R21 and R26-R28 for every count."""
+    """Rule R13: only the deck size differs (66 - 3n); for every count R2, R15, R129 (officials on spaces
+    3-5, 15 in the stack), R14, R16, R17, R18 (ten face-down reward cards), R19, R20, R21, R25, R27, R28."""
     state = GAME.setup(players, seed=players)
     v = view(state, 0)
     assert v["deck"] == deck and v["official_stack"] == 15 and v["reward_stack"] == 10
@@ -57,7 +58,7 @@ def test_setup_is_seeded_and_varies():
     [(2, None, "players"), (6, None, "players"), (4, {"advanced": "yes"}, "advanced"), (4, {"x": 1}, "x")],
 )
 def test_bad_setup_is_refused(players, options, field):
-    """R13, R22: 3-5 players; the two options are booleans."""
+    """Rules R13, R22: 3-5 players; the two options are booleans."""
     with pytest.raises(InvalidOptions) as info:
         GAME.setup(players, options)
     assert info.value.field == field
@@ -90,7 +91,7 @@ def test_malformed_and_out_of_turn_actions_are_refused_without_change():
 
 
 def test_round_1_forbids_students_and_forced_exams():
-    """R44, R45: neither Nominate Student nor Force Imperial Examination in round 1."""
+    """Rules R44, R45: neither Nominate Student nor Force Imperial Examination in round 1."""
     state = build({"players": THREE, "hands": {"white": [3, 3]}})
     assert not legal(state, "nominate_student") and not legal(state, "force_examination")
     refused(state, {"type": "nominate_student", "student": "red"}, "R44")
@@ -105,7 +106,7 @@ def test_round_1_forbids_students_and_forced_exams():
 
 
 def test_hubu_and_bingbu_discounts_and_payments():
-    """R43: a Hubu marker takes 1 coin off a bribe; a Bingbu marker makes an army cost 4 licences;
+    """Rule R43: a Hubu marker takes 1 coin off a bribe; a Bingbu marker makes an army cost 4 licences;
     R37: any set of cards worth at least the price pays it (over-payment, no change), nothing less."""
     state = build(
         {
@@ -145,8 +146,9 @@ def test_hubu_and_bingbu_discounts_and_payments():
 
 
 def test_reward_cards_cash_gift_recruit_and_bribery():
-    """R70 Cash draws 4; R71 Gift frees a gift; R74 Recruit is free; R73 (ii) takes another player's
-    unsecured marker for its cost; a card leaves the game and costs no cube."""
+    """Reward cards: R70 Cash draws 4; R71 Gift frees a gift; R74 Recruit is free; R73 (ii) takes another
+    player's unsecured marker for its cost, leaving White's marker unsecured (R128); a card leaves the game
+    and costs no cube."""
     state = build(
         {
             "players": THREE,
@@ -174,7 +176,7 @@ def test_reward_cards_cash_gift_recruit_and_bribery():
 
 
 def test_named_bribery_card_falls_back_to_unresolved_ministries():
-    """R73: Bribery in Bingbu works in any unresolved ministry once Bingbu is resolved."""
+    """Rule R73: Bribery in Bingbu works in any unresolved ministry once Bingbu is resolved."""
     state = build(
         {
             "players": THREE,
@@ -193,7 +195,8 @@ def test_named_bribery_card_falls_back_to_unresolved_ministries():
 
 
 def test_empty_deck_is_rebuilt_from_the_discard_pile_and_draws_stop_when_both_are_empty():
-    """R38: Tax Income with an empty deck reshuffles the discard pile; with both empty the draws are lost."""
+    """Rule R38: Tax Income with an empty deck reshuffles the discard pile; with both empty the draws are
+    lost."""
     rest = [1] * 22 + [2] * 22 + [3] * 22
     hands = {"black": rest[:20], "white": rest[20:40], "green": rest[40:65]}
     state = build(
@@ -230,14 +233,14 @@ PETITIONER = {
 
 
 def test_petitions_belong_to_the_advanced_game():
-    """R56: no petition in the basic game."""
+    """Rule R56: no petition in the basic game."""
     state = build({**PETITIONER, "advanced": False})
     assert not [a for a in legal(state) if a["type"].startswith("petition_")]
     refused(state, {"type": "petition_replace_student", "student": "red"}, "R56")
 
 
 def test_petition_effects():
-    """R58.1-R58.5: each petition removes its gift, costs 2 cubes, and does what it says."""
+    """Rules R58.1-R58.5: each petition removes its gift, costs 2 cubes, and does what it says."""
     state = build(PETITIONER)
     act(state, WHITE, "petition_reassign_junks", source=BLACK, destination=WHITE)
     assert [p["shipyard"] for p in view(state)["players"]] == [1, 2, 1]
@@ -277,7 +280,7 @@ def test_petition_effects():
 
 
 def test_coat_petition_only_towards_equal_or_lower_seniority():
-    """R58.3: the other tile's space number must be at least the petitioner's; no empty space."""
+    """Rule R58.3: the other tile's space number must be at least the petitioner's; no empty space."""
     state = build(PETITIONER)
     swaps = {(a["other_ministry"], a["other_space"]) for a in legal(state, "petition_swap_officials")}
     assert ("hubu", 2) not in swaps and ("gongbu", 1) not in swaps  # more senior than #3
@@ -288,13 +291,13 @@ def test_coat_petition_only_towards_equal_or_lower_seniority():
 
 
 def test_forced_exam_without_students_does_nothing():
-    """R80: forced, no student: the candidate stays."""
+    """Rule R80: forced, no student: the candidate stays."""
     state = build({"players": THREE, "round": 3, "phase": "court", "forced": True, "candidate": "hubu"})
     assert view(state)["candidate"] == "hubu"
 
 
 def test_uncontested_exam_needs_no_tutoring():
-    """R81: one student wins at once, no cards are played, so no gift can be cancelled."""
+    """Rule R81: one student wins at once, no cards are played, so no gift can be cancelled."""
     state = build(
         {
             "players": THREE,
@@ -311,7 +314,7 @@ def test_uncontested_exam_needs_no_tutoring():
 
 
 def test_candidate_for_a_resolved_ministry_goes_anywhere_or_is_removed():
-    """R88 step 4: a Bingbu candidate with Bingbu resolved goes to an empty space of any unresolved
+    """Rule R88 step 4: a Bingbu candidate with Bingbu resolved goes to an empty space of any unresolved
     ministry; step 5: with no such space or open official, it is removed and the next one comes up."""
     full = {f"bingbu#{s}": "black s" for s in range(1, 8)}
     desc = {
@@ -339,7 +342,8 @@ def test_candidate_for_a_resolved_ministry_goes_anywhere_or_is_removed():
 
 
 def test_title_without_the_tie_ministers_minister_goes_to_nobody():
-    """R104-R107: a tie at the top (even 0 : 0) goes to the tie-break Minister; none -> no title."""
+    """Rules R104, R105, R106, R107: a tie at the top (even 0 : 0) goes to the tie-break Minister; none -> no
+    title."""
     state = build({"players": THREE, "round": 9, "phase": "court", "court_step": "round_end"})
     result = GAME.result(state)
     assert result["titles"] == {"chief_minister": -1, "admiral": -1, "general": -1}
@@ -347,7 +351,7 @@ def test_title_without_the_tie_ministers_minister_goes_to_nobody():
 
 
 def test_shared_win_when_no_title_holder_is_tied():
-    """R111, last case: tied players without a title share the win (ranking still total)."""
+    """Rules R111, last case: tied players without a title share the win (ranking still total)."""
     ranked, tiebreak = ranking([10, 10, 3], {"admiral": 2, "chief_minister": -1, "general": -1}, False)
     assert ranked == [0, 1, 2] and tiebreak is None
     ranked, tiebreak = ranking([10, 10, 3], {"admiral": 2, "chief_minister": -1, "general": 1}, False)
@@ -358,7 +362,7 @@ def test_shared_win_when_no_title_holder_is_tied():
 
 
 def test_drawn_cards_and_laid_tutoring_cards_are_private_events():
-    """R114, R116: a draw shows the cards to the drawer only, a count to the others; a tutoring card
+    """Rules R114, R116: a draw shows the cards to the drawer only, a count to the others; a tutoring card
     shows its value to the tutor only."""
     state = build({"players": THREE, "round": 2, "to_move": "white", "chief_minister": "black"})
     events = act(state, WHITE, "tax_income")
@@ -388,7 +392,7 @@ def test_drawn_cards_and_laid_tutoring_cards_are_private_events():
 
 
 def test_end_of_round_discards_stay_face_down_until_everybody_chose():
-    """R98 (simultaneous choice): the first player's discards are set aside face down; the pile shows
+    """Rule R98 (simultaneous choice): the first player's discards are set aside face down; the pile shows
     them only after the last player has chosen."""
     state = build(
         {
@@ -409,7 +413,7 @@ def test_end_of_round_discards_stay_face_down_until_everybody_chose():
 
 
 def test_transfer_influence_only_in_unresolved_ministries():
-    """R62, R91 step 8: nothing in a resolved ministry can change."""
+    """Rules R62, R91 step 8: nothing in a resolved ministry can change."""
     state = build(
         {
             "players": THREE,
