@@ -1,12 +1,13 @@
 """Why an action is refused: the cold path of ``apply``.
 
 ``apply`` refuses whatever ``legal_actions`` does not list; this module only works out which rule (or
-which malformed field) to name, checking the reasons in the order a player would think of them.
+which malformed field) to name.  A malformed field is named first, whatever the phase (the action is
+wrong in any position); then the reasons come in the order a player would think of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.core import RULE_SCHEMA, IllegalAction
@@ -23,7 +24,7 @@ from .components import (
 )
 from .legal import MAX_CARDS, MAX_PIECES, SPACE_COLOURS
 from .payments import PAY_CARDS, border_payments, fortify_payments, piece_payments
-from .state import DRAW, FREE, TURN, UNUSED, State
+from .state import DRAW, FREE, PLACE, TURN, UNUSED, State
 
 Reason = tuple[str, str, str | None]  # rule, message, field
 #: A hand holding enough cards of every colour: payments valid by shape alone.
@@ -43,9 +44,22 @@ def _missing_cards(hand: list[int], cards: tuple[int, ...]) -> str | None:
     return None
 
 
+def _contains(cards: tuple[int, ...], part: tuple[int, ...]) -> bool:
+    """``part`` is a sub-multiset of ``cards`` (both colour tuples)."""
+    return all(cards.count(c) >= part.count(c) for c in set(part))
+
+
+def _after_swap_or_fortify(st: State) -> Reason | None:
+    """Why only drawing is left once this turn swapped (R23: A or B, not both) or fortified (R64)."""
+    done = st.action_taken()
+    if done == "swap":
+        return "R23", "you swapped this turn: a turn places or swaps, not both; take your card", None
+    if done == "fortify":
+        return "R64", "fortifying is the whole action: no other piece this turn, draw your cards", None
+    return None
+
+
 def _place(st: State, action: dict[str, Any]) -> Reason:
-    if st.phase == DRAW and not st.t_pieces:
-        return "R23", "this turn swapped (or fortified): no piece may be placed", None
     piece, target, pay = action["piece"], action["target"], action["pay"]
     if piece not in ("house", "emissary"):
         return RULE_SCHEMA, "piece must be 'house' or 'emissary'", "piece"
@@ -54,6 +68,9 @@ def _place(st: State, action: dict[str, Any]) -> Reason:
         return RULE_SCHEMA, f"no {'house space' if piece == 'house' else 'province'} {target!r}", "target"
     if pay not in PAY_CARDS:
         return RULE_SCHEMA, _PAY_FORMAT, "pay"
+    other = _after_swap_or_fortify(st)
+    if other:
+        return other
     cards = PAY_CARDS[pay]
     seat = st.seat
     if st.t_pieces >= MAX_PIECES:
@@ -83,13 +100,7 @@ def _place(st: State, action: dict[str, Any]) -> Reason:
     if shapes is None:
         shapes = piece_payments(_ANY_HAND, colours[0], MAX_CARDS)
     if pay not in shapes:
-        if len(colours) == 2:
-            return "R29", "a border house costs exactly two cards, of its provinces' colours", "pay"
-        if len(cards) == 2 and cards[0] == cards[1]:
-            return "R29", "no wild pair of a province's own colour (and one card pays one piece, R28)", "pay"
-        if colours[0] in cards:
-            return "R28", "every played card must pay for a piece (one card per piece)", "pay"
-        return "R27", f"a piece in {target} costs a {COLOURS[colours[0]]} card or a wild pair", "pay"
+        return _bad_payment(cards, colours, shapes, target)
     if st.t_cards + len(cards) > MAX_CARDS:
         return "R26", "a turn plays at most three cards", "pay"
     missing = _missing_cards(st.hands[seat], cards)
@@ -100,44 +111,58 @@ def _place(st: State, action: dict[str, Any]) -> Reason:
     return "R26", "not a legal placement now", None
 
 
+def _bad_payment(
+    cards: tuple[int, ...], colours: tuple[int, ...], shapes: Sequence[str], target: str
+) -> Reason:
+    """Name the rule a payment of the wrong shape breaks (R27-R29)."""
+    if len(colours) == 2:
+        return "R29", "a border house costs exactly two cards, of its provinces' colours", "pay"
+    colour = COLOURS[colours[0]]
+    if cards == (colours[0], colours[0]):
+        return "R29", f"a wild pair must not be {colour}, the colour of {target}", "pay"
+    if any(_contains(cards, PAY_CARDS[shape]) for shape in shapes):
+        return "R28", "every played card must pay for a piece: one card, or a wild pair", "pay"
+    return "R27", f"a piece in {target} costs one {colour} card or a wild pair of another colour", "pay"
+
+
 def _finish(st: State, action: dict[str, Any]) -> Reason:
+    other = _after_swap_or_fortify(st)
+    if other:
+        return other
     if st.phase == DRAW:
         return "R45", "the placing is over: draw your cards", None
     return "R26", "place at least one piece before finishing (or swap instead)", None
 
 
 def _swap(st: State, action: dict[str, Any]) -> Reason:
-    if st.phase != TURN:
-        return "R23", "a swap replaces placing: only at the start of a turn", None
     colour = COLOUR_INDEX.get(action["discard"])
     if colour is None:
         return RULE_SCHEMA, f"discard must be a card colour: {list(COLOURS)}", "discard"
+    if st.action_taken() == "swap":
+        return "R49", "a swap exchanges exactly one card: take your card", None
+    if st.phase != TURN:
+        return "R23", "a swap replaces placing: only at the start of a turn", None
     if not st.hands[st.seat][colour]:
         return "R49", f"you hold no {action['discard']} card", "discard"
     return "R49", "there is no card to take: draw pile and display are empty", None
 
 
 def _draw(st: State, action: dict[str, Any]) -> Reason:
+    slot = action.get("slot", 0)
+    if not 0 <= slot < DISPLAY_SIZE:
+        return RULE_SCHEMA, f"slot must be 0..{DISPLAY_SIZE - 1}", "slot"
+    if st.phase == PLACE:
+        return "R26", "after one piece, place a second one or finish before drawing", None
     if st.phase != DRAW:
         return "R45", "cards are drawn only after placing or swapping", None
     if action["type"] == "draw_deck":
         return "R52", "the draw pile is empty (final round)", None
-    slot = action["slot"]
-    if not 0 <= slot < DISPLAY_SIZE:
-        return RULE_SCHEMA, f"slot must be 0..{DISPLAY_SIZE - 1}", "slot"
     if st.final_round:
         return "R52", f"display slot {slot} is empty and stays empty in the final round", "slot"
     return "R46", f"display slot {slot} is refilled only after your drawing", "slot"
 
 
 def _fortify(st: State, action: dict[str, Any]) -> Reason:
-    if not st.fortifications:
-        return "R21", "the fortification variant is off in this game", None
-    seat = st.seat
-    if st.fort[seat] != UNUSED:
-        return "R64", "your fortification is already placed (once per game)", None
-    if st.phase != TURN:
-        return "R64", "fortifying is a whole turn's action: only at the start of a turn", None
     space, province = SPACE_INDEX.get(action["space"]), PROVINCE_INDEX.get(action["province"])
     if space is None:
         return RULE_SCHEMA, f"no house space {action['space']!r}", "space"
@@ -145,6 +170,13 @@ def _fortify(st: State, action: dict[str, Any]) -> Reason:
         return RULE_SCHEMA, f"no province {action['province']!r}", "province"
     if action["pay"] not in PAY_CARDS:
         return RULE_SCHEMA, _PAY_FORMAT, "pay"
+    if not st.fortifications:
+        return "R21", "the fortification variant is off in this game", None
+    seat = st.seat
+    if st.fort[seat] != UNUSED:
+        return "R64", "your fortification is already placed (once per game)", None
+    if st.phase != TURN:
+        return "R64", "fortifying is a whole turn's action: only at the start of a turn", None
     if st.owner[space] != seat or province not in SPACE_PROVINCES[space]:
         return "R64", f"the fortification goes under one of your houses in {action['province']}", "space"
     if action["pay"] not in fortify_payments(_ANY_HAND, PROVINCE_COLOUR[province]):

@@ -124,6 +124,28 @@ def placements(st: State) -> list[Action]:
     return out
 
 
+def second_piece_conceivable(st: State) -> bool:
+    """Whether public facts alone leave room for a second piece this turn: a card left in hand and in
+    the turn's budget (R26), a piece left (R32, R33), and a free space or open seal in a province the
+    turn may still use (R30, R31; a border space needs two cards, R27).  Only when this is False may
+    the engine end the placing without asking: otherwise the question itself keeps the hand secret.
+    """
+    seat = st.seat
+    budget = min(MAX_CARDS - st.t_cards, st.hand_size(seat))
+    allowed = st.t_common & ~st.t_blocked
+    if st.t_pieces >= MAX_PIECES or budget < 1 or not allowed:
+        return False
+    houses_left, emissaries_left = st.supply[seat]
+    if houses_left and any(
+        st.owner[s] == FREE and SPACE_MASK[s] & allowed and (budget >= 2 or not IS_BORDER[s])
+        for s in range(len(SPACES))
+    ):
+        return True
+    return bool(emissaries_left) and any(
+        bit & allowed and sum(st.seals[p]) < max(st.houses[p]) for p, _, bit, _ in _SEALS
+    )
+
+
 def _fortifications(st: State) -> list[Action]:
     """Fortify one of one's houses, paying two payments for one of its provinces (R64)."""
     seat = st.seat

@@ -28,7 +28,7 @@ from .components import (
     SPACE_PROVINCES,
     SPACES,
 )
-from .legal import ALL_PROVINCES, MAX_PIECES, legal_actions, placements
+from .legal import ALL_PROVINCES, legal_actions, placements, second_piece_conceivable
 from .payments import PAY_CARDS
 from .scoring import FINAL_CATEGORIES, final_points, province_points
 from .state import DRAW, FREE, OVER, PLACE, TURN, UNUSED, State, card_counts, card_list
@@ -117,12 +117,12 @@ def _place(st: State, action: Action, events: list[Event]) -> None:
     else:
         st.seals[province][seat] += 1
         st.supply[seat][1] -= 1
-    if st.t_pieces < MAX_PIECES:
-        more = placements(st)
-        if more:
-            st.phase = PLACE
-            st._legal = [*more, {"type": "finish"}]
-            return
+    # R26: a second piece, or FINISH.  The seat is asked whenever public facts leave room for a second
+    # piece, even if its hand cannot pay for one: skipping the question would tell everybody so.
+    if second_piece_conceivable(st):
+        st.phase = PLACE
+        st._legal = [*placements(st), {"type": "finish"}]
+        return
     _start_draw(st, HAND_SIZE - st.hand_size(seat), events)
 
 

@@ -14,7 +14,8 @@ refuses positions no legal game can reach (``ScenarioError`` names the rule).  T
 ``discard``        card ids on the discard pile; default empty, or the leftover cards when ``deck``
                    is given (or empty in the final round).
 ``scores``         list per seat; default zeros.
-``exhaustions``    0, 1 or 2 (R50); 2 means the final round (R52) and an empty draw pile.
+``exhaustions``    0, 1 or 2 (R50); 2 means the final round (R52) and an empty draw pile, so
+                   ``to_move`` cannot be the start player (the round ends before his turn).
 ``fortifications`` the variant flag (R21); ``fortified``: ``{seat: space id}`` (R64).
 ``seed``           seeds the dealing of unspecified cards and the state's RNG; default 0.
 
@@ -92,6 +93,11 @@ def build(desc: dict[str, Any]) -> State:
     st.start = desc.get("start", 0)
     st.seat = desc.get("to_move", st.start)
     _check(st.start in seats and st.seat in seats, "R19", "start and to_move must be seats")
+    _check(
+        desc.get("exhaustions") != 2 or st.seat != st.start,
+        "R52",
+        "the final round ends before the start player's turn comes round again",
+    )
     _board(st, desc)
     _cards(st, desc, Rng(desc.get("seed", 0)))
     scores = desc.get("scores", [0] * n)

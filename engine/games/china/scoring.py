@@ -33,7 +33,7 @@ def rank_points(counts: list[int]) -> list[int]:
 
 def province_points(st: State, province: int) -> list[int]:
     """Points of one province scoring (R41, R42), doubled for the owner of a fortified house in it
-    when the variant is on (R44, R65a)."""
+    when the variant is on (R44, R65 (a))."""
     points = rank_points(st.houses[province])
     for seat, space in enumerate(st.fort):
         if space != UNUSED and province in SPACE_PROVINCES[space]:
@@ -81,7 +81,7 @@ def alliance_points(seals: list[list[int]], n: int) -> list[int]:
 def chain_points(st: State) -> list[int]:
     """R59: every connected group of one seat's houses along roads with at least CHAIN_MIN houses
     scores one point per house (a branched group counts whole); doubled if it holds the seat's
-    fortified house (R65b)."""
+    fortified house (R65 (b))."""
     owner = st.owner
     points = [0] * st.n
     seen = [False] * len(owner)

@@ -163,3 +163,15 @@ class State:
     def is_empty(self, province: int) -> bool:
         """No house and no emissary in ``province`` (R31)."""
         return not (any(self.houses[province]) or any(self.seals[province]))
+
+    def action_taken(self) -> str:
+        """Which action this turn took, for naming the rule behind a pending draw or a refusal:
+        ``"place"``, ``"swap"`` (R49), ``"fortify"`` (R64), or ``""`` before any.
+
+        No field records it because the turn counters already tell: only PLACE puts pieces, a swap
+        discards exactly one card (R49) and a fortification pays at least two (R64)."""
+        if self.t_pieces:
+            return "place"
+        if self.phase != DRAW:
+            return ""
+        return "swap" if self.t_cards == 1 else "fortify"

@@ -69,7 +69,9 @@ def _pending(st: State) -> dict[str, Any] | None:
     """The pending decision, so a client can render it (DP2-DP5)."""
     if st.phase == OVER:
         return None
-    pending: dict[str, Any] = {"seat": st.seat, "decision": st.phase, "rule": _RULE_OF_PHASE[st.phase]}
+    # a swap's draw is the one card R49 takes, not the refill to three of R45
+    rule = "R49" if st.action_taken() == "swap" else _RULE_OF_PHASE[st.phase]
+    pending: dict[str, Any] = {"seat": st.seat, "decision": st.phase, "rule": rule}
     if st.phase == DRAW:
         pending["draws_left"] = st.draws_left
     else:

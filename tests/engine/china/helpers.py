@@ -112,3 +112,19 @@ def crowded_board(players: int, leave_free: str | None = None) -> dict[str, Any]
             emissaries.setdefault(province, {}).setdefault(seat, 0)
             emissaries[province][seat] += 1
     return {"houses": houses, "emissaries": emissaries}
+
+
+def blocking_turn(players: int) -> tuple[dict[str, Any], int]:
+    """A crowded board (``crowded_board``) whose last free space is WU4, and a seat whose house on WU4
+    raises no seal limit (R33), so that house blocks the board (R53): the board and that seat."""
+    board = crowded_board(players, leave_free="WU4")
+    counts = house_counts(build({"players": players, "houses": board["houses"]}))["WU"]
+    return board, next(s for s in range(players) if counts[s] + 1 <= max(counts))
+
+
+def s4_state(**extra: Any) -> Any:
+    """Seed example 4 (R41), Jenő (seat 0) to move with R04 for WEI's last free space WEI4: WEI holds
+    Jenő 3, Anita (1) 2 with B_ZHAO_WEI, Éva (3) B_WEI_ZHOU.  Anita's hand is R05, R06, G02."""
+    houses = {"WEI1": 0, "WEI2": 0, "WEI3": 0, "WEI5": 1, "B_ZHAO_WEI": 1, "B_WEI_ZHOU": 3}
+    hands = {0: ["R04", "G01", "V01"], 1: ["R05", "R06", "G02"]}
+    return build({"players": 4, "houses": houses, "hands": hands, **extra})

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from engine.games.china import GAME
 from engine.games.china import components as c
 
 RAW = json.loads(Path(c.__file__).with_name("components.json").read_text(encoding="utf-8"))
@@ -71,3 +72,21 @@ def test_pieces():
     """R6, R17, R18: 20 houses and 8 placeable emissaries per player; hands of 3; display of 4."""
     assert (c.HOUSES, c.EMISSARIES, c.HAND_SIZE, c.DISPLAY_SIZE) == (20, 8, 3, 4)
     assert c.PLAYER_COUNTS == (3, 4, 5)
+
+
+def test_province_names():
+    """R4: the seed's Hungarian names map to Wei, Zhao, Qi, Qin, Zhou (Vej, Csao, Csi, Csin, Csou);
+    Han, Yan, Chu and Wu complete the nine; ids are the upper-case names."""
+    names = {p["id"]: p["name"] for p in BOARD["provinces"]}
+    assert names == {p.upper(): p for p in ("Yan", "Zhao", "Qin", "Wei", "Qi", "Han", "Zhou", "Chu", "Wu")}
+    seed = {p["seed_name_hu"]: p["id"] for p in BOARD["provinces"] if p["seed_name_hu"]}
+    assert seed == {"Vej": "WEI", "Csao": "ZHAO", "Csi": "QI", "Csin": "QIN", "Csou": "ZHOU"}
+    assert tuple(names) == c.PROVINCES
+
+
+def test_every_province_has_house_spaces_and_one_dragon_seal():
+    """R8: each province has house spaces and exactly one dragon seal, which the view shows as one
+    emissary count per seat."""
+    assert all(p["has_dragon_seal"] and p["spaces"] for p in BOARD["provinces"])
+    view = GAME.view(GAME.setup(3, None, seed=1), None)
+    assert view["board"]["seals"] == {p: [0, 0, 0] for p in c.PROVINCES}

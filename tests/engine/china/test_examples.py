@@ -11,17 +11,18 @@ from engine.games.china.scenario import build
 
 from .helpers import (
     DRAW_DECK,
+    FINISH,
     GAME,
-    crowded_board,
+    blocking_turn,
     draw_display,
     emissary,
     final_scoring,
     hand,
     house,
-    house_counts,
     houses_of,
     play,
     refused,
+    s4_state,
     scores,
     seen,
     swap,
@@ -195,20 +196,7 @@ def test_s3_two_houses_fill_and_score_qin():
 
 def test_s4_province_scoring_three_ranks():
     """R37, R41: WEI's 7th space filled: Jenő 4, Anita 2, Éva 1 -> +7, +4, +2; ZHAO, ZHOU unscored."""
-    state = build(
-        {
-            "players": 4,
-            "houses": {
-                "WEI1": JENO,
-                "WEI2": JENO,
-                "WEI3": JENO,
-                "WEI5": ANITA,
-                "B_ZHAO_WEI": ANITA,
-                "B_WEI_ZHOU": EVA,
-            },
-            "hands": {JENO: ["R04", "G01", "V01"]},
-        }
-    )
+    state = s4_state()  # Jenő (0) 3 houses, Anita (1) 2, Éva (3) 1, WEI4 free
     play(state, house("WEI4", "red"))
     assert scores(state) == [7, 4, 0, 2]
     assert seen(state)["board"]["scored"] == ["WEI"]
@@ -245,6 +233,9 @@ def test_e1_border_house_then_house_in_the_empty_province():
     state = e1_state(["Y01", "Y02", "Y03"])
     play(state, house("B_QIN_HAN", "yellow+yellow"))
     refused(state, house("QIN1", "yellow"), "R31")
+    # HAN could still take a piece, so the seat is asked (its hand cannot pay: only FINISH is legal).
+    assert GAME.legal_actions(state) == [FINISH]
+    play(state, FINISH)
     assert seen(state)["phase"] == "draw"
 
 
@@ -355,11 +346,14 @@ def test_e6_branched_house_chain_counts_whole():
 
 
 def test_e7_port_scoring():
-    """R57: 5 ports occupied, A 2, B 2, C 1 -> A +5, B +5, C +2."""
+    """R57, R14: 5 ports occupied, A 2, B 2, C 1 -> A +5, B +5, C +2; the port houses also count
+    as ordinary houses of YAN, QI, WU and CHU in the province scoring (A: YAN 1 + QI 2, B: QI 2 +
+    WU 1, C: CHU 1)."""
     result = final_scoring(
         {"players": 3, "houses": {"YAN4": A, "QI4": A, "QI5": B, "WU3": B, "CHU5": C}},
     )
     assert result["final_scoring"]["ports"] == [5, 5, 2]
+    assert result["final_scoring"]["provinces"] == [3, 3, 1]
 
 
 def test_e8_first_exhaustion_in_the_middle_of_drawing():
@@ -481,17 +475,18 @@ def test_e11_empty_supplies():
 
 
 def test_e12_blocked_board_ends_the_game():
-    """R53, R54: the mover fills the last free space (WU4) without raising WU's emissary limit while
-    every seal is at its limit: the game ends after this turn, not at the end of the round, with the
-    draw pile not empty, and the final scoring runs (no province left to score)."""
-    board = crowded_board(4, leave_free="WU4")
-    counts = house_counts(build({"players": 4, "houses": board["houses"]}))["WU"]
-    mover = next(s for s in range(4) if counts[s] + 1 <= max(counts))
+    """R53, R54, R25: the mover fills the last free space (WU4) without raising WU's emissary limit
+    while every seal is at its limit: the game ends when this turn ends (after its drawing, R25), not
+    at the end of the round, with the draw pile not empty, and the final scoring runs (no province
+    left to score)."""
+    board, mover = blocking_turn(4)
     start = (mover + 2) % 4  # the round would go on after the mover
     state = build(
         {"players": 4, "start": start, "to_move": mover, **board, "hands": {mover: ["O01", "O02", "O03"]}}
     )
-    play(state, house("WU4", "orange"), DRAW_DECK)
+    play(state, house("WU4", "orange"))
+    assert GAME.result(state) is None and seen(state)["pending"]["decision"] == "draw"  # R25
+    play(state, DRAW_DECK)
     result = GAME.result(state)
     assert result is not None and result["ended_by"] == "R53"
     assert seen(state)["deck_size"] > 0

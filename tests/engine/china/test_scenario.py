@@ -36,8 +36,9 @@ ALL_REDS = [f"R{i:02d}" for i in range(1, 14)]
         ({"players": 3, "display": ["R01", None, "G01", "G02"]}, "R46"),
         ({"players": 3, "display": ["R01", "G01", "G02"]}, "R18"),
         ({"players": 3, "deck": []}, "R50"),
-        ({"players": 3, "exhaustions": 2, "deck": ["R01"]}, "R50"),
+        ({"players": 3, "to_move": 1, "exhaustions": 2, "deck": ["R01"]}, "R50"),
         ({"players": 3, "exhaustions": 3}, "R50"),
+        ({"players": 4, "start": 2, "to_move": 2, "exhaustions": 2}, "R52"),
         ({"players": 3, "deck": ["R01"], "discard": ["R02"]}, "R16"),
         ({"players": 3, "scores": [1, 2]}, "R20"),
         ({"players": 3, "houses": {"WEI1": 0}, "fortified": {0: "WEI1"}}, "R21"),
@@ -45,7 +46,9 @@ ALL_REDS = [f"R{i:02d}" for i in range(1, 14)]
     ],
 )
 def test_builder_refuses_impossible_states(desc, rule):
-    """R2, R5, R10, R15-R21, R33, R34, R45, R46, R50, R64: each description breaks one invariant."""
+    """R2, R5, R10, R15-R21, R33, R34, R45, R46, R50, R52, R64: each description breaks one invariant
+    (R52: the start player never begins a turn in the final round; the builder accepted that
+    unreachable position before)."""
     with pytest.raises(ScenarioError) as info:
         build(desc)
     assert info.value.rule == rule
@@ -77,7 +80,7 @@ def test_builder_refuses_a_blocked_board():
 def test_builder_refuses_a_turn_that_would_be_skipped():
     """R55: in the final round a seat with no card (and nothing to take) cannot act."""
     with pytest.raises(ScenarioError) as info:
-        build({"players": 3, "exhaustions": 2, "hands": {0: []}, "display": [None] * 4})
+        build({"players": 3, "to_move": 1, "exhaustions": 2, "hands": {1: []}, "display": [None] * 4})
     assert info.value.rule == "R55"
 
 
