@@ -13,7 +13,8 @@ What is checked, along random legal playouts drawn by hypothesis:
 - replaying the action log from the seed reproduces the identical encoding;
 - ``determinize(state, seat)`` keeps everything ``seat`` can see (its view and, when it is to move, its
   legal actions) and depends on nothing else (same rng, different hidden truth -> same sample);
-- every event names a valid audience and survives JSON.
+- every event names a valid audience and survives JSON;
+- who decides next and what is pending never depend on hidden information (no revealing skips).
 
 Every view has ``players`` (one entry per seat) and ``to_move``: the suite counts seats with it.
 """
@@ -79,6 +80,13 @@ class ContractSuite:
 
     def check_view_secrets(self, game: Any, state: Any, seat: int | None, view: dict[str, Any]) -> None:
         """Game-specific leak checks for ``view`` (built for ``seat``); extend in the subclass."""
+
+    def flow_may_reveal(self, game: Any, before: Any, action: dict[str, Any], events: list[Any]) -> bool:
+        """Hook: True when the decisions that follow ``action`` may differ between the true state and a
+        world resampled for an observer *because what decided them was shown to everybody* by the
+        ``events`` of this very move (e.g. a payment auto-played with the whole hand, whose cards the
+        payment reveals).  Override with the game's documented cases; by default there are none."""
+        return False
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -226,5 +234,49 @@ class ContractSuite:
             options = data.draw(st.sampled_from(self.option_sets), label="options")
             seed = data.draw(st.integers(0, 2**32), label="seed")
             self.playout(players, options, seed, seed + 2, on_step)
+
+        run()
+
+    def test_flow_does_not_depend_on_hidden_information(self) -> None:
+        """Who decides next and what is pending are public, so they must follow from public facts:
+        after the same action, the true state and any world resampled for an observer agree on them.
+        This catches an engine that skips a decision because a hidden hand made it forced (the skip
+        itself would tell every other seat what the hand holds)."""
+        game = self.game
+
+        def key(state: Any, seat: int) -> tuple[Any, Any]:
+            return game.to_move(state), game.view(state, seat).get("pending")
+
+        def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
+            if step % 3:
+                return
+            mover = game.to_move(state)
+            players = len(game.view(state, None)["players"])
+            for observer in range(players):
+                if observer == mover:
+                    continue
+                world = game.determinize(state, observer, random.Random(step))
+                possible = {canon(a) for a in game.legal_actions(world)}
+                for action in legal[:: max(1, len(legal) // 4)]:
+                    if canon(action) not in possible:
+                        continue
+                    true_next, world_next = game.clone(state), game.clone(world)
+                    events = game.apply(true_next, action)
+                    world_events = game.apply(world_next, action)
+                    if key(true_next, observer) != key(world_next, observer):
+                        assert self.flow_may_reveal(game, state, action, events) or self.flow_may_reveal(
+                            game, world, action, world_events
+                        ), (
+                            f"after {action}, what seat {observer} sees pending depends on hidden "
+                            f"information: {key(true_next, observer)} vs {key(world_next, observer)}"
+                        )
+
+        @self._settings()
+        @given(st.data())
+        def run(data: st.DataObject) -> None:
+            players = data.draw(st.sampled_from(self.player_counts), label="players")
+            options = data.draw(st.sampled_from(self.option_sets), label="options")
+            seed = data.draw(st.integers(0, 2**32), label="seed")
+            self.playout(players, options, seed, seed + 3, on_step)
 
         run()

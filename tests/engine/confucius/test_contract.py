@@ -38,3 +38,15 @@ class TestContract(ContractSuite):
         text = json.dumps(view)
         assert str(state.rng.s) not in text, "the RNG state leaks into the view"
         assert "rng" not in text and "seed" not in text
+
+    def flow_may_reveal(self, game: Any, before: Any, action: dict[str, Any], events: list[Any]) -> bool:
+        """Two documented cases where the move itself shows everybody what decided the next step:
+        - Rule R37: a payment is auto-played only when it is the single option, i.e. the whole hand, and
+          the payment event shows those cards;
+        - Rule R87: the move that completes the tutoring reveals every face-down card (``exam_decided``
+          lists them), and the revealed totals decide who places the candidate next."""
+        return any(
+            ev["visible_to"] == "all"
+            and (ev["type"] == "exam_decided" or (ev["type"] == "action" and ev["action"]["type"] == "pay"))
+            for ev in events
+        )
