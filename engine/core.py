@@ -240,8 +240,10 @@ def action_schema(kind: str, description: str, **fields: dict[str, Any]) -> dict
 def check_shape(actions: dict[str, dict[str, Any]], action: Any) -> str:
     """Refuse an action object that does not fit its declared schema; return its type.
 
-    Checks the object shape only (type known, exactly the declared fields, integer/string kinds); the
-    rules check values.  Cheap enough for the hot path: a dict lookup and a key-set comparison.
+    Checks what the schema promises and nothing more: the type is known, exactly the declared fields,
+    their kinds and their declared ``enum``/``minimum``/``maximum``; the rules check the rest.  The
+    service calls it before comparing versions, so a malformed move is refused as such whatever the
+    match's version.  Cheap enough for the hot path: a dict lookup, a key-set comparison, a few tests.
     """
     if not isinstance(action, dict):
         raise IllegalAction(RULE_SCHEMA, "an action must be a JSON object", field=None)
@@ -265,6 +267,11 @@ def check_shape(actions: dict[str, dict[str, Any]], action: Any) -> str:
             raise IllegalAction(RULE_SCHEMA, f"{kind}: field {name!r} must be a string", name)
         if want == "boolean" and not isinstance(value, bool):
             raise IllegalAction(RULE_SCHEMA, f"{kind}: field {name!r} must be a boolean", name)
+        if "enum" in spec and value not in spec["enum"]:
+            raise IllegalAction(RULE_SCHEMA, f"{kind}: field {name!r} must be one of {spec['enum']}", name)
+        if ("minimum" in spec and value < spec["minimum"]) or ("maximum" in spec and value > spec["maximum"]):
+            bounds = f"{spec.get('minimum', '-inf')}..{spec.get('maximum', 'inf')}"
+            raise IllegalAction(RULE_SCHEMA, f"{kind}: field {name!r} must be in {bounds}", name)
     return kind
 
 

@@ -11,11 +11,10 @@ from werkzeug.exceptions import HTTPException
 
 from engine.core import Game
 from engine.registry import GAMES
-from service import errors
+from service import errors, http_policy, limits, logs
 from service.api import EXTENSION, Services, register_blueprints
 from service.config import Config
 from service.metrics import Metrics
-from service.play import Matches
 from service.schemas.errors import ErrorSchema
 from service.spec import describe_match_request, register_components
 from service.store import Store
@@ -59,10 +58,16 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
             }
         },
     )
-    store = Store(redis.Redis.from_url(config.redis_url))
+    # redis-py's default 5 s socket timeout would cut the blocking reads of long-polls and event streams
+    # (up to max_wait_seconds / heartbeat_seconds): allow those, and still notice a hung Redis.
+    blocking = max(config.max_wait_seconds, config.heartbeat_seconds)
+    store = Store(redis.Redis.from_url(config.redis_url, socket_timeout=blocking + 5))
+    logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
+    limits.install(app, config, store.redis)
+    http_policy.install(app, config)
     metrics = Metrics(store)
-    app.extensions[EXTENSION] = Services(config, Matches(store, games, config), metrics)
-    api = TabletopApi(app)
+    app.extensions[EXTENSION] = Services(config, logs.SeatLoggingMatches(store, games, config), metrics)
+    api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
     register_components(api.spec, games)
     register_blueprints(app, api)
     describe_match_request(api.spec, games)

@@ -1,32 +1,196 @@
-"""Bot seats: the levels the API accepts, and the one hook where the service hands a turn to a bot.
+"""Bot seats and bot jobs as the service sees them: the RQ queue the service hands work to.
 
-The workers (next issue) play bot seats; the service only announces that a bot is to move.  Every write
-that can leave a bot seat to move (match creation, a human's move, a bot's move) calls
-:func:`bot_turn_pending` exactly once, after its commit, with the version that commit produced.
+The levels and their default think budgets live in :mod:`engine.ai` (one home); this module adds the
+API's limits and the jobs.  The service names jobs by their import path and never imports the workers:
+``workers.jobs.play_bot_turn(match_id, version)`` plays a bot seat's pending decision, and
+``workers.jobs.suggest_move(...)`` computes a hint for a human seat.
+
+A bot turn's job id is ``bot-<match>-<version>``: a match has at most one job per version, so any number
+of announcements of the same turn (the write that caused it, a retry, the sweep) collapse into one job.
+(RQ 3 allows only letters, digits, ``_`` and ``-`` in job ids, hence dashes where the design said
+``bot:<match>:<version>``; match ids are hex, so the id is still unambiguous.)
+Every write that leaves a bot seat to move calls :meth:`BotQueue.turn_pending` after its commit; the
+sweep calls :meth:`BotQueue.ensure_turn` for turns whose job was lost.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-LEVELS = ("random", "easy", "normal", "hard")
+import redis
+from rq import Callback, Queue, Retry
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
+
+from engine.ai import DEFAULT_THINK_MS
+
 DEFAULT_LEVEL = "normal"
-DEFAULT_THINK_MS = 1000
+#: The largest think budget a seat or a hint may ask for.
 MAX_THINK_MS = 60_000
 
-#: RQ queue the bot jobs go to, and the job the hook will enqueue (by name: the service never imports
-#: the workers).
 QUEUE = "bots"
-JOB = "workers.jobs.play_bot_turn"
+PLAY_JOB = "workers.jobs.play_bot_turn"
+HINT_JOB = "workers.jobs.suggest_move"
+#: Runs after every failed attempt of a bot turn; once the retries are spent it plays a random move.
+FAILED_CALLBACK = "workers.jobs.bot_turn_failed"
+#: Seconds before each retry of a failed bot turn (backoff); the failure callback covers the rest.
+RETRY_INTERVALS = (1, 5)
+#: Seconds a job may run beyond its think budget (loading, committing, a slow machine).
+JOB_MARGIN_SECONDS = 10
+#: How long a finished hint stays readable, and how long a failed job is kept for inspection.
+HINT_TTL_SECONDS = 600
+FAILURE_TTL_SECONDS = 24 * 3600
+
+#: A job in one of these states will still run by itself.
+WAITING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
+#: A hint in one of these states never will: asking again starts a new one.
+DEAD = frozenset({JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED})
 
 
 def is_bot(seat: dict[str, Any]) -> bool:
     return seat["kind"] == "bot"
 
 
-def bot_turn_pending(match_id: str, version: int, seat: dict[str, Any]) -> None:
-    """HOOK: bot seat ``seat`` must move in ``match_id`` at ``version``.
+def think_ms_of(seat: dict[str, Any]) -> int:
+    """The think budget of a bot seat (stored at creation; the level's default for older matches)."""
+    return int(seat.get("think_ms", DEFAULT_THINK_MS[seat["level"]]))
 
-    The bots issue enqueues ``JOB(match_id, version)`` on queue ``QUEUE`` here, with job id
-    ``bot:<match_id>:<version>`` so duplicates collapse.  Until then bot seats simply wait.
-    """
+
+def bot_job_id(match_id: str, version: int) -> str:
+    return f"bot-{match_id}-{version}"
+
+
+def hint_job_id(match_id: str, version: int, seat: int, level: str) -> str:
+    return f"hint-{match_id}-{version}-{seat}-{level}"
+
+
+def job_timeout(think_ms: int) -> int:
+    return math.ceil(think_ms / 1000) + JOB_MARGIN_SECONDS
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """What the API tells about a hint job."""
+
+    id: str
+    status: str
+    meta: dict[str, Any]
+    result: Any
+
+
+class BotQueue:
+    """The bots queue over one Redis connection: enqueue bot turns and hints, read hint jobs."""
+
+    def __init__(
+        self,
+        connection: redis.Redis,
+        retry_intervals: tuple[int, ...] = RETRY_INTERVALS,
+        stall_seconds: float = 60.0,
+    ) -> None:
+        self.connection = connection
+        self.queue = Queue(QUEUE, connection=connection)
+        self.scheduled = ScheduledJobRegistry(queue=self.queue)
+        self.retry_intervals = retry_intervals
+        #: A started job whose worker has not sent a heartbeat for this long is presumed dead.
+        self.stall_seconds = stall_seconds
+
+    def reachable(self) -> int:
+        """Jobs waiting in the queue; raises ``redis.RedisError`` when the queue cannot be read."""
+        return self.queue.count
+
+    # -- bot turns ----------------------------------------------------------------------------------
+
+    def turn_pending(self, match_id: str, version: int, seat: dict[str, Any]) -> None:
+        """Enqueue the bot turn of ``match_id`` at ``version`` unless a job for it exists already."""
+        think_ms = think_ms_of(seat)
+        with contextlib.suppress(DuplicateJobError):  # announced twice: one job plays the turn
+            self.queue.enqueue_call(
+                PLAY_JOB,
+                args=(match_id, version),
+                job_id=bot_job_id(match_id, version),
+                unique=True,
+                timeout=job_timeout(think_ms),
+                result_ttl=0,
+                failure_ttl=FAILURE_TTL_SECONDS,
+                retry=Retry(max=len(self.retry_intervals), interval=list(self.retry_intervals)),
+                on_failure=Callback(FAILED_CALLBACK),
+                description=f"bot turn of match {match_id} at version {version}",
+            )
+
+    def ensure_turn(self, match_id: str, version: int, seat: dict[str, Any]) -> bool:
+        """Re-enqueue a pending bot turn whose job is gone, failed, or stalled with a dead worker (the
+        sweep).  Returns whether it enqueued.  A duplicate run is harmless: only one commit can win
+        the compare-and-set on ``version``."""
+        job = self._fetch(bot_job_id(match_id, version))
+        if job is not None:
+            if self._alive(job):
+                return False
+            job.delete()
+        self.turn_pending(match_id, version, seat)
+        return True
+
+    def _alive(self, job: Job) -> bool:
+        """Whether ``job`` will still run (or is running) by itself."""
+        status = job.get_status()
+        if status == JobStatus.SCHEDULED:
+            # A retry waiting for its time.  Only a worker holding RQ's scheduler lock moves it to the
+            # queue; when that worker died the lock outlives it for a minute and more, so a retry
+            # overdue by the stall time is presumed orphaned.
+            try:
+                due = self.scheduled.get_scheduled_time(job)
+            except NoSuchJobError:
+                return False
+            return (datetime.now(UTC) - due).total_seconds() < self.stall_seconds
+        if status in WAITING:
+            return True
+        if status == JobStatus.STARTED and job.last_heartbeat is not None:
+            silent = (datetime.now(UTC) - job.last_heartbeat.replace(tzinfo=UTC)).total_seconds()
+            return silent < self.stall_seconds
+        return False
+
+    # -- hints --------------------------------------------------------------------------------------
+
+    def request_hint(self, match_id: str, version: int, seat: int, level: str, think_ms: int) -> str:
+        """Enqueue a hint for ``seat`` at ``version`` (or reuse the one asked for already); its job id."""
+        job_id = hint_job_id(match_id, version, seat, level)
+        job = self._fetch(job_id)
+        if job is not None and job.get_status() not in DEAD:
+            return job_id
+        if job is not None:
+            job.delete()
+        with contextlib.suppress(DuplicateJobError):  # asked twice at once: both share the first job
+            self.queue.enqueue_call(
+                HINT_JOB,
+                args=(match_id, version, seat, level, think_ms),
+                job_id=job_id,
+                unique=True,
+                timeout=job_timeout(think_ms),
+                result_ttl=HINT_TTL_SECONDS,
+                ttl=HINT_TTL_SECONDS,
+                failure_ttl=HINT_TTL_SECONDS,
+                meta={"match_id": match_id, "version": version, "seat": seat, "level": level},
+                description=f"hint for seat {seat} of match {match_id} at version {version}",
+            )
+        return job_id
+
+    def hint(self, job_id: str) -> JobInfo | None:
+        """A hint job's status, meta and (once finished) result; ``None`` if unknown or expired."""
+        if not job_id.startswith("hint-"):
+            return None  # bot turns are not the API's business: their actions may be secret
+        job = self._fetch(job_id)
+        if job is None:
+            return None
+        status = job.get_status()
+        result = job.return_value() if status == JobStatus.FINISHED else None
+        return JobInfo(job.id, status.value, job.meta, result)
+
+    def _fetch(self, job_id: str) -> Job | None:
+        try:
+            return Job.fetch(job_id, connection=self.connection)
+        except NoSuchJobError:
+            return None

@@ -1,9 +1,11 @@
-"""The ``tabletop`` command: ``serve`` the API, write its OpenAPI ``spec``, or play an engine ``demo``."""
+"""The ``tabletop`` command: ``serve`` the API, run a bot ``worker``, ``sweep`` for lost bot turns once,
+play bot ``match``es over HTTP, write the OpenAPI ``spec``, or play an engine ``demo``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -57,15 +59,68 @@ def cmd_serve(args: argparse.Namespace) -> int:
         overrides["port"] = args.port
     config = Config.from_env(**overrides)
     private = None
+    bot_worker = None
     if not config.redis_url:
+        from workers.worker import spawn
+
         private = PrivateRedis(data_dir=str(DEV_DATA_DIR))
         config = Config.from_env(redis_url=private.start(), **overrides)
         print(f"development mode: private Redis at {config.redis_url} (data in {DEV_DATA_DIR}/)", flush=True)
+        bot_worker = spawn(config.redis_url)
+        print(f"development mode: bot worker running beside the API (pid {bot_worker.pid})", flush=True)
+    owner = os.getpid()
     try:
         run_gunicorn(config, workers=args.workers, threads=args.threads)
     finally:
-        if private is not None:
-            private.stop()
+        # gunicorn forks its workers inside run_gunicorn, and an exiting worker unwinds through here
+        # too: only the process that started the Redis and the bot worker may stop them.
+        if os.getpid() == owner:
+            if bot_worker is not None:
+                from workers.worker import stop
+
+                stop(bot_worker)
+            if private is not None:
+                private.stop()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Work the bots queue of the Redis in TABLETOP_REDIS_URL until stopped."""
+    from service.config import Config
+    from workers.worker import run
+
+    run(Config.from_env(), burst=args.burst)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Re-enqueue every pending bot turn that has no live job, once: what each worker does every
+    TABLETOP_SWEEP_SECONDS, for an operator after an incident or a scheduled job of its own."""
+    import redis
+
+    from engine.registry import GAMES
+    from service.config import Config
+    from service.play import Matches
+    from service.store import Store
+    from workers.jobs import sweep_matches
+
+    config = Config.from_env()
+    if not config.redis_url:
+        print("tabletop sweep: TABLETOP_REDIS_URL is not set", file=sys.stderr)
+        return 2
+    store = Store(redis.Redis.from_url(config.redis_url))
+    print(f"sweep: enqueued {sweep_matches(Matches(store, GAMES, config))} bot turn(s)")
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """Play all-bot matches through the HTTP API and print the results table."""
+    from service import botmatch
+    from service.client import Client
+
+    levels = args.seats.split(",")
+    entries = botmatch.play(Client(args.url), args.game, levels, args.games, think_ms=args.think_ms)
+    print(botmatch.table(entries))
     return 0
 
 
@@ -74,6 +129,7 @@ def run_gunicorn(config: Any, workers: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from service.app import create_app
+    from service.logs import logging_config
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -83,6 +139,7 @@ def run_gunicorn(config: Any, workers: int, threads: int) -> None:
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("timeout", int(config.stream_max_seconds) + 60)
             self.cfg.set("accesslog", None)
+            self.cfg.set("logconfig_dict", logging_config(config.log_level))
 
         def load(self) -> Any:
             return create_app(config)
@@ -106,6 +163,18 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=1, help="gunicorn worker processes")
     serve.add_argument("--threads", type=int, default=16, help="threads per worker (streams hold one each)")
     serve.set_defaults(func=cmd_serve)
+    worker = sub.add_parser("worker", help="run an RQ worker playing bot seats (needs TABLETOP_REDIS_URL)")
+    worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")
+    worker.set_defaults(func=cmd_worker)
+    sweep = sub.add_parser("sweep", help="re-enqueue bot turns that have no live job, once")
+    sweep.set_defaults(func=cmd_sweep)
+    match = sub.add_parser("match", help="play all-bot matches through the HTTP API, print a results table")
+    match.add_argument("--game", required=True, choices=sorted(GAMES))
+    match.add_argument("--seats", required=True, help="one bot level per seat, e.g. hard,normal,easy,random")
+    match.add_argument("--games", type=int, default=10, help="matches to play (seats rotate)")
+    match.add_argument("--think-ms", type=int, help="think budget of every seat (default: each level's)")
+    match.add_argument("--url", default="http://127.0.0.1:8000", help="the API (default %(default)s)")
+    match.set_defaults(func=cmd_match)
     spec = sub.add_parser("spec", help="write the OpenAPI document")
     spec.add_argument("--output", "-o", default=str(DEFAULT_SPEC), help="file to write, or - for stdout")
     spec.set_defaults(func=cmd_spec)

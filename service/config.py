@@ -39,6 +39,21 @@ class Config:
     #: Default and maximum page size of ``GET /v1/matches``.
     page_size: int = 20
     max_page_size: int = 100
+    #: Rate limits over all /v1 endpoints, counted in Redis (flask-limiter syntax, e.g.
+    #: "1200/minute;50/second"); empty turns a limit off (see service/limits.py).
+    rate_limit_address: str = ""
+    rate_limit_token: str = ""
+    #: Reverse proxies in front of the API whose X-Forwarded-For/-Proto to believe (behind an ingress: 1).
+    trusted_proxies: int = 0
+    #: Comma-separated origins that browsers may call the API from; empty: no cross-origin access.
+    cors_origins: str = ""
+    #: Level of the JSON logs on stderr (DEBUG, INFO, WARNING, ...).
+    log_level: str = "INFO"
+    #: Seconds between two sweeps for bot turns that have no live job (``tabletop worker``).
+    sweep_seconds: int = 30
+    #: A running bot job whose worker has sent no heartbeat for this long is presumed dead; the sweep
+    #: then enqueues the turn again.  Workers heartbeat every quarter of it.
+    bot_stall_seconds: int = 60
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:

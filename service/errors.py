@@ -52,6 +52,11 @@ def not_found(what: str) -> ApiError:
     return ApiError(404, "not_found", f"{what} not found")
 
 
+def invalid(field: str, message: str) -> ApiError:
+    """A 422 for a request that is well-formed JSON but wrong in ``field``."""
+    return ApiError(422, "invalid_request", f"{field}: {message}", {"field": field})
+
+
 def _snake(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 

@@ -15,18 +15,30 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from engine.ai import DEFAULT_THINK_MS
 from engine.core import (
     Game,
     IllegalAction,
     InvalidOptions,
     check_players,
+    check_shape,
     event_visible,
     resolve_options,
 )
 from service import auth, bots
 from service.config import Config
-from service.errors import ApiError, not_found
-from service.store import ACTIVE, FINISHED, MatchMeta, Store, StoredEvent, now, progress_fields
+from service.errors import ApiError, invalid, not_found
+from service.store import (
+    ACTIVE,
+    FINISHED,
+    Commit,
+    Loaded,
+    MatchMeta,
+    Store,
+    StoredEvent,
+    now,
+    progress_fields,
+)
 
 #: Service events (not the engine's): the first and the last of every match's stream.
 CREATED = "match_created"
@@ -71,10 +83,13 @@ class Move:
 class Matches:
     """Match operations for one app: the registered games, the store and the settings."""
 
-    def __init__(self, store: Store, games: dict[str, Game], config: Config) -> None:
+    def __init__(
+        self, store: Store, games: dict[str, Game], config: Config, bot_queue: bots.BotQueue | None = None
+    ) -> None:
         self.store = store
         self.games = games
         self.config = config
+        self.bots = bot_queue or bots.BotQueue(store.redis, stall_seconds=config.bot_stall_seconds)
 
     # -- lookups ------------------------------------------------------------------------------------
 
@@ -149,12 +164,13 @@ class Matches:
         hashes: list[str] = []
         for i, seat in enumerate(seats):
             if seat["kind"] == "bot":
+                level = seat.get("level", bots.DEFAULT_LEVEL)
                 stored_seats.append(
                     {
                         "name": seat["name"],
                         "kind": "bot",
-                        "level": seat.get("level", bots.DEFAULT_LEVEL),
-                        "think_ms": seat.get("think_ms", bots.DEFAULT_THINK_MS),
+                        "level": level,
+                        "think_ms": seat.get("think_ms", DEFAULT_THINK_MS[level]),
                     }
                 )
                 hashes.append("")
@@ -201,7 +217,8 @@ class Matches:
         return {"version": meta.version, "seat": seat, "actions": self.games[meta.game].legal_actions(state)}
 
     def move(self, match_id: str, authorization: str | None, move: Move) -> dict[str, Any]:
-        """Apply one action for the caller's seat through the store's compare-and-set commit."""
+        """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
+        :meth:`commit`."""
         expected, source = expected_version(move)
         fingerprint = hashlib.sha256(
             json.dumps([move.action, expected], sort_keys=True, separators=(",", ":")).encode()
@@ -216,22 +233,40 @@ class Matches:
         seat = self.caller(loaded.meta, authorization, required=True)
         if loaded.idempotency_record is not None:
             return replay(loaded.idempotency_record, fingerprint)
+        try:  # a malformed move is refused as such, whatever the version (the spec promises the shape)
+            check_shape(self.games[loaded.meta.game].actions, move.action)
+        except IllegalAction as exc:
+            raise illegal(exc, loaded.meta.version) from None
+        if expected != loaded.meta.version:
+            raise stale(loaded.meta.version, source)
+        check_decision(loaded.meta, seat, allow_over=True)
+        idempotency = None if idem_key is None else (idem_key, fingerprint)
+        body, commit = self.commit(loaded, seat, move.action, idempotency)
+        if commit.replay is not None:
+            return replay(commit.replay, fingerprint)
+        if commit.stale is not None:
+            raise stale(commit.stale, source)
+        if commit.gone:
+            raise not_found(f"match {match_id!r}")
+        return body
+
+    def commit(
+        self, loaded: Loaded, seat: int, action: Any, idempotency: tuple[str, str] | None = None
+    ) -> tuple[dict[str, Any], Commit]:
+        """The one write path of humans and bots: apply ``action`` for ``seat`` to the loaded state and
+        compare-and-set it against the loaded version, then announce a bot turn if one is due.
+
+        Returns the move's response body for ``seat`` and the store's outcome; only a committed outcome
+        (``commit.version``) means the body happened.  ``idempotency`` is ``(key, request fingerprint)``.
+        Raises a 422 :class:`ApiError` naming the rule when the engine refuses the action.
+        """
         meta = loaded.meta
-        if expected != meta.version:
-            raise stale(meta.version, source)
-        check_decision(meta, seat, allow_over=True)
         game = self.games[meta.game]
         state = game.decode(loaded.state)
         try:
-            events = game.apply(state, move.action, seat=seat)
+            events = game.apply(state, action, seat=seat)
         except IllegalAction as exc:
-            raise ApiError(
-                422,
-                "illegal_action",
-                exc.message,
-                {"field": exc.field, "version": meta.version},
-                rule=exc.rule,
-            ) from None
+            raise illegal(exc, meta.version) from None
         to_move = game.to_move(state)
         result = game.result(state) if to_move is None else None
         status = FINISHED if to_move is None else ACTIVE
@@ -250,34 +285,32 @@ class Matches:
                 if event_visible(ev, seat)
             ],
         }
-        idempotency = None
-        if idem_key is not None:
-            record = json.dumps({"fingerprint": fingerprint, "body": body})
-            idempotency = (idem_key, record, self.config.idempotency_seconds)
+        record = None
+        if idempotency is not None:
+            key, fingerprint = idempotency
+            record = (
+                key,
+                json.dumps({"fingerprint": fingerprint, "body": body}),
+                self.config.idempotency_seconds,
+            )
         commit = self.store.commit(
             meta,
             game.encode(state),
             progress_fields(status, to_move, result, now()),
             events,
-            {"version": version, "seat": seat, "action": move.action},
+            {"version": version, "seat": seat, "action": action},
             self.config.retention_seconds if status == FINISHED else 0,
-            idempotency,
+            record,
         )
-        if commit.replay is not None:
-            return replay(commit.replay, fingerprint)
-        if commit.stale is not None:
-            raise stale(commit.stale, source)
-        if commit.gone:
-            raise not_found(f"match {match_id!r}")
-        self._announce_bot_turn(match_id, version, meta.seats, to_move)
-        return body
+        if commit.version is not None:
+            self._announce_bot_turn(meta.id, version, meta.seats, to_move)
+        return body, commit
 
-    @staticmethod
     def _announce_bot_turn(
-        match_id: str, version: int, seats: list[dict[str, Any]], to_move: int | None
+        self, match_id: str, version: int, seats: list[dict[str, Any]], to_move: int | None
     ) -> None:
         if to_move is not None and bots.is_bot(seats[to_move]):
-            bots.bot_turn_pending(match_id, version, seats[to_move])
+            self.bots.turn_pending(match_id, version, seats[to_move])
 
     # -- events and log -----------------------------------------------------------------------------
 
@@ -361,10 +394,6 @@ def bearer_or_401(authorization: str | None) -> str | None:
         raise unauthorized(str(exc)) from None
 
 
-def invalid(field: str, message: str) -> ApiError:
-    return ApiError(422, "invalid_request", f"{field}: {message}", {"field": field})
-
-
 def expected_version(move: Move) -> tuple[int, str]:
     """The version the move is based on, and where it came from (header or body)."""
     if move.header_version is None and move.body_version is None:
@@ -374,6 +403,13 @@ def expected_version(move: Move) -> tuple[int, str]:
     if move.header_version is not None:
         return move.header_version, "header"
     return move.body_version, "body"  # type: ignore[return-value]
+
+
+def illegal(exc: IllegalAction, version: int) -> ApiError:
+    """422 for an action the engine refuses, naming the rule (or ``schema``) and the field."""
+    return ApiError(
+        422, "illegal_action", exc.message, {"field": exc.field, "version": version}, rule=exc.rule
+    )
 
 
 def stale(current: int, source: str) -> ApiError:

@@ -1,7 +1,8 @@
 """Bots that play any game through the :class:`engine.core.Game` contract alone.
 
-Levels (what the API exposes): ``random``; ``easy`` = greedy one-ply on the game's heuristic;
-``normal`` and ``hard`` = ISMCTS with a think budget of about 0.5 s and 2 s.
+This module is the one home of the bot levels: the API validates seats against :data:`LEVELS` and the
+workers budget their thinking with :data:`DEFAULT_THINK_MS`.  ``random``; ``easy`` = greedy one-ply on
+the game's heuristic; ``normal`` and ``hard`` = ISMCTS with a think budget of about 0.5 s and 2 s.
 """
 
 from __future__ import annotations
@@ -14,8 +15,35 @@ from engine.ai.simple import greedy_action, random_action
 from engine.core import Action, Game
 
 LEVELS: tuple[str, ...] = ("random", "easy", "normal", "hard")
-#: Default think budget per decision, in milliseconds, of the search levels.
+#: The levels that search, and so take a think budget.
+SEARCH_LEVELS: tuple[str, ...] = ("normal", "hard")
+#: Default think budget per decision, in milliseconds (ignored by the levels that do not search).
 DEFAULT_THINK_MS: dict[str, int] = {"random": 0, "easy": 0, "normal": 500, "hard": 2000}
+
+
+def decide(
+    game: Game,
+    state: Any,
+    level: str,
+    rng: random.Random,
+    think_ms: float | None = None,
+    iterations: int | None = None,
+) -> tuple[Action, dict[str, Any]]:
+    """The action a bot of ``level`` plays for the seat to move, and the search statistics.
+
+    ``iterations`` (search levels only) replaces the time budget, which makes the choice reproducible
+    for a given ``rng`` seed whatever the machine's speed.
+    """
+    if level == "random":
+        return random_action(game, state, rng), {}
+    if level == "easy":
+        return greedy_action(game, state, rng), {}
+    if level in SEARCH_LEVELS:
+        budget = DEFAULT_THINK_MS[level] if think_ms is None else think_ms
+        return search(
+            game, state, rng, SearchConfig(iterations=iterations, time_ms=None if iterations else budget)
+        )
+    raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}")
 
 
 def choose_action(
@@ -26,18 +54,5 @@ def choose_action(
     think_ms: float | None = None,
     iterations: int | None = None,
 ) -> Action:
-    """The action a bot of ``level`` plays for the seat to move.
-
-    ``iterations`` (search levels only) replaces the time budget, which makes the choice reproducible
-    for a given ``rng`` seed whatever the machine's speed.
-    """
-    if level == "random":
-        return random_action(game, state, rng)
-    if level == "easy":
-        return greedy_action(game, state, rng)
-    if level in ("normal", "hard"):
-        budget = DEFAULT_THINK_MS[level] if think_ms is None else think_ms
-        config = SearchConfig(iterations=iterations, time_ms=None if iterations else budget)
-        action, _ = search(game, state, rng, config)
-        return action
-    raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}")
+    """:func:`decide` without the statistics."""
+    return decide(game, state, level, rng, think_ms, iterations)[0]

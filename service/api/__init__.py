@@ -32,8 +32,8 @@ def services() -> Services:
 
 
 def register_blueprints(app: Flask, api: Api) -> None:
-    from service.api import actions, docs, events, games, health, matches
+    from service.api import actions, docs, events, games, health, hints, matches
 
-    for module in (games, matches, actions, events, health):
+    for module in (games, matches, actions, events, hints, health):
         api.register_blueprint(module.blp)
     app.register_blueprint(docs.blp)  # static files only: not part of the API spec

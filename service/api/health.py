@@ -26,11 +26,16 @@ def healthz() -> dict[str, Any]:
 @blp.response(200, StatusSchema)
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 def readyz() -> dict[str, Any]:
-    """Redis is reachable."""
+    """Redis and the bots queue are reachable."""
+    matches = services().matches
     try:
-        services().matches.store.ping()
+        matches.store.ping()
     except redis.RedisError:
         raise ApiError(503, "unavailable", "redis is not reachable") from None
+    try:
+        matches.bots.reachable()
+    except redis.RedisError:
+        raise ApiError(503, "unavailable", "the bots queue is not reachable") from None
     return {"status": "ready"}
 
 

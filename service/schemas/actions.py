@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.schemas.fields import JsonInteger
+from service.schemas.fields import FullMatch, JsonInteger
 
 #: The spec component holding the anyOf of every registered game's action schemas (see service/spec.py).
 ACTION = {"allOf": [{"$ref": "#/components/schemas/Action"}]}
@@ -24,7 +24,7 @@ class ActionRequestSchema(Schema):
 class ActionHeadersSchema(Schema):
     if_match = fields.String(
         data_key="If-Match",
-        validate=validate.Regexp(r'^\s*"[0-9]{1,18}"\s*$'),
+        validate=FullMatch(r'^\s*"[0-9]{1,18}"\s*$'),
         metadata={"description": 'The match version the move is based on, as returned in ETag (`"12"`).'},
     )
     idempotency_key = fields.String(

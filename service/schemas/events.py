@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.schemas.fields import FullMatch
+
 EVENT_ID = r"^[0-9]{1,18}-[0-9]{1,18}$"
 
 
 class EventsQuerySchema(Schema):
     after = fields.String(
-        validate=validate.Regexp(EVENT_ID),
+        validate=FullMatch(EVENT_ID),
         metadata={"description": "Return events after this event id (default: from the start)."},
     )
     wait = fields.Float(
@@ -21,7 +23,7 @@ class EventsQuerySchema(Schema):
 class EventsHeadersSchema(Schema):
     last_event_id = fields.String(
         data_key="Last-Event-ID",
-        validate=validate.Regexp(EVENT_ID),
+        validate=FullMatch(EVENT_ID),
         metadata={"description": "SSE reconnection: same as `after`."},
     )
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields
+from marshmallow import ValidationError, fields, validate
+
+from engine.ai import DEFAULT_THINK_MS, LEVELS
+from service.bots import DEFAULT_LEVEL, MAX_THINK_MS
 
 
 class JsonInteger(fields.Integer):
@@ -20,3 +23,30 @@ class JsonInteger(fields.Integer):
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class FullMatch(validate.Regexp):
+    """A regular expression the whole value must match, as in JSON Schema.  Marshmallow's ``Regexp``
+    uses ``re.match``, whose ``$`` also matches before a final newline: ``"12\n"`` would pass
+    ``^[0-9]+$``.  The spec shows the same pattern (apispec reads it off ``Regexp``)."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
+def bot_level(purpose: str) -> fields.String:
+    """The ``level`` of a bot (a seat's or a hint's)."""
+    return fields.String(
+        validate=validate.OneOf(LEVELS), metadata={"description": f"{purpose} (default `{DEFAULT_LEVEL}`)."}
+    )
+
+
+def think_ms(purpose: str) -> JsonInteger:
+    """A bot's ``think_ms``; the defaults in its description come from :data:`engine.ai.DEFAULT_THINK_MS`."""
+    searching = ", ".join(f"{level} {ms}" for level, ms in DEFAULT_THINK_MS.items() if ms)
+    return JsonInteger(
+        validate=validate.Range(min=0, max=MAX_THINK_MS),
+        metadata={"description": f"{purpose} in milliseconds (default: the level's, {searching})."},
+    )

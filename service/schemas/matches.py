@@ -6,21 +6,35 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.bots import LEVELS, MAX_THINK_MS
-from service.schemas.fields import JsonInteger
+from engine.ai import LEVELS
+from service.schemas.fields import FullMatch, JsonInteger, bot_level, think_ms
 from service.store import STATUSES
+
+#: A seat name is shown to every other player: printable text, not blank.  No control characters
+#: (they could forge lines in a client's log or terminal) and no lone UTF-16 surrogates (JSON can
+#: escape them, but they are not text); the surrogates are checked apart, as a range of them makes the
+#: pattern invalid for ECMA-style regex engines that clients and fuzzers validate with.
+_CONTROL = r"\u0000-\u001f\u007f-\u009f"
+NAME_PATTERN = rf"^[^{_CONTROL}]*[^\s{_CONTROL}][^{_CONTROL}]*$"
+
+
+def _no_lone_surrogates(value: str) -> None:
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        raise ValidationError("must be printable text, not blank")
 
 
 class SeatRequestSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    name = fields.String(
+        required=True,
+        validate=[
+            validate.Length(min=1, max=40),
+            FullMatch(NAME_PATTERN, error="must be printable text, not blank"),
+            _no_lone_surrogates,
+        ],
+    )
     kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot"]))
-    level = fields.String(
-        validate=validate.OneOf(LEVELS), metadata={"description": "Bots only (default `normal`)."}
-    )
-    think_ms = JsonInteger(
-        validate=validate.Range(min=0, max=MAX_THINK_MS),
-        metadata={"description": "Bots only: thinking budget per decision in milliseconds (default 1000)."},
-    )
+    level = bot_level("Bots only")
+    think_ms = think_ms("Bots only: thinking budget per decision")
 
     @validates_schema
     def _bot_fields_only_for_bots(self, data: dict[str, Any], **_: Any) -> None:
@@ -95,7 +109,7 @@ class MatchListQuerySchema(Schema):
     game = fields.String(validate=validate.Length(min=1, max=64))
     status = fields.String(validate=validate.OneOf(STATUSES))
     cursor = fields.String(
-        validate=validate.Regexp(r"^[0-9]{1,18}$"),
+        validate=FullMatch(r"^[0-9]{1,18}$"),
         metadata={"description": "`next_cursor` of the previous page."},
     )
     limit = fields.Integer(validate=validate.Range(min=1, max=100))

@@ -101,12 +101,19 @@ def state_machine(app):
 
     class Machine(base):
         """Sends the token of the seat to move (the links carry everything else: match id, ETag,
-        the first legal action), so sequences reach real play rather than only 401s."""
+        the first legal action), so sequences reach real play rather than only 401s; seeds every
+        new match."""
 
         tokens: ClassVar[dict[str, dict[int, str]]] = {}
         statuses: ClassVar[Counter] = Counter()
 
         def before_call(self, case):
+            if case.operation.definition.raw.get("operationId") == "createMatch" and isinstance(
+                case.body, dict
+            ):
+                # A fixed deal: hypothesis replays a sequence expecting the same responses (which
+                # links fire, whose turn it is), so nothing a response depends on may be random.
+                case.body["seed"] = 0
             match_id = (case.path_parameters or {}).get("match_id")
             if match_id in self.tokens:
                 doc = spectator.get(f"/v1/matches/{match_id}").json
@@ -138,8 +145,12 @@ def state_machine(app):
 
 def test_stateful_sequences_follow_the_links(state_machine):
     state_machine.run(
+        # Derandomized: the assertions below are about coverage (sequences reach real play), which a
+        # random draw of a few dozen sequences only makes likely; a fixed draw makes it a fact.
         settings=settings(
-            max_examples=EXAMPLES,
+            max_examples=2 * EXAMPLES,
+            derandomize=True,
+            database=None,
             stateful_step_count=8,
             deadline=None,
             suppress_health_check=list(HealthCheck),

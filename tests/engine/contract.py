@@ -6,7 +6,8 @@ here goes through the public contract only (engine/core.py), like the service an
 
 What is checked, along random legal playouts drawn by hypothesis:
 - the game ends with a result (scores, total ranking);
-- whenever a seat is to move, ``legal_actions`` is non-empty and every listed action is accepted;
+- whenever a seat is to move, ``legal_actions`` is non-empty and every listed action is accepted and
+  fits the JSON schema the game publishes for its type (``game.actions``; the API checks moves by it);
 - mutated and foreign actions not in the list are refused with IllegalAction and change nothing;
   an action for the wrong seat is refused with rule ``turn``;
 - ``encode``/``decode`` round-trips; ``clone`` is independent of the original;
@@ -27,6 +28,7 @@ from typing import Any, ClassVar
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from engine.core import RULE_TURN, IllegalAction
 from engine.registry import get_game
@@ -147,11 +149,14 @@ class ContractSuite:
 
     def test_legal_actions_are_exactly_what_apply_accepts(self) -> None:
         game = self.game
+        shapes = {kind: Draft202012Validator(schema) for kind, schema in game.actions.items()}
 
         def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
             before = game.encode(state)
             seat = game.to_move(state)
             for action in legal:
+                problems = [e.message for e in shapes[action["type"]].iter_errors(action)]
+                assert not problems, f"legal {action!r} breaks its published schema: {problems}"
                 child = game.clone(state)
                 events = game.apply(child, json.loads(json.dumps(action)), seat=seat)
                 assert isinstance(events, list)

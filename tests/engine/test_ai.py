@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine.ai import LEVELS, choose_action
-from engine.ai.ismcts import SearchConfig, rank_rewards, search
+from engine.ai.ismcts import SearchConfig, margin_rewards, search
 from engine.registry import GAMES
 
 GAME_IDS = sorted(GAMES)
@@ -37,10 +37,13 @@ def decision_states(game, count: int):
     return out
 
 
-def test_rank_rewards():
-    assert rank_rewards([3.0, 1.0, 2.0]) == [1.0, 0.0, 0.5]
-    assert rank_rewards([5.0, 5.0, 1.0]) == [0.75, 0.75, 0.0]
-    assert rank_rewards([2.0]) == [1.0]
+def test_margin_rewards_grow_with_the_lead_over_the_best_other_seat():
+    level = margin_rewards([10.0, 10.0, 0.0], 5.0)
+    assert level[0] == level[1] == 0.5 and level[2] < 0.2
+    narrow, wide = margin_rewards([11.0, 10.0, 0.0], 5.0)[0], margin_rewards([30.0, 10.0, 0.0], 5.0)[0]
+    assert 0.5 < narrow < wide < 1.0  # unlike ranks, a wider lead is worth more
+    assert margin_rewards([3.0], 5.0) == [1.0]
+    assert margin_rewards([1e9, 0.0], 1.0) == pytest.approx([1.0, 0.0])  # no overflow far from level
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -96,3 +99,42 @@ def test_unknown_level_is_refused():
     (state,) = decision_states(game, 1)
     with pytest.raises(ValueError, match="unknown bot level"):
         choose_action(game, state, "grandmaster", random.Random(0))
+
+
+def test_levels_have_one_home_and_the_service_uses_it():
+    """The API validates seats and hints against engine.ai's levels and defaults to their think times."""
+    from engine.ai import DEFAULT_THINK_MS, SEARCH_LEVELS
+    from service.schemas.hints import HintRequestSchema
+    from service.schemas.matches import SeatRequestSchema
+
+    assert set(DEFAULT_THINK_MS) == set(LEVELS) and set(SEARCH_LEVELS) <= set(LEVELS)
+    assert DEFAULT_THINK_MS["normal"] == 500 and DEFAULT_THINK_MS["hard"] == 2000
+    for schema in (SeatRequestSchema(), HintRequestSchema()):
+        assert tuple(schema.fields["level"].validate.choices) == LEVELS
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_decide_reports_search_statistics_for_the_search_levels_only(level):
+    from engine.ai import SEARCH_LEVELS, decide
+
+    game = GAMES[GAME_IDS[0]]
+    (state,) = decision_states(game, 1)
+    action, stats = decide(game, state, level, random.Random(2), iterations=25)
+    assert action in game.legal_actions(state)
+    assert (stats.get("iterations") == 25) == (level in SEARCH_LEVELS)
+
+
+def test_strength_bench_intervals_and_seeded_games():
+    """bench/strength.py: Wilson intervals stay in [0, 1] and contain the rate; a tournament game is
+    reproducible from its number and seats each lineup entry where its permutation says."""
+    from bench.strength import play_one, wilson
+
+    assert wilson(0, 30)[0] == 0.0 and wilson(30, 30)[1] == 1.0
+    lo, hi = wilson(15, 30)
+    assert lo < 0.5 < hi and round(lo, 3) == 0.332
+    game_id = "year_of_dragon" if "year_of_dragon" in GAMES else GAME_IDS[0]
+    budgets = {"normal": 5, "hard": 10}
+    first = play_one(game_id, ("hard", "easy", "random"), 4, budgets, seed=1)
+    again = play_one(game_id, ("hard", "easy", "random"), 4, budgets, seed=1)
+    assert (first.places, first.scores) == (again.places, again.scores)
+    assert sorted(first.places) == [0, 1, 2] and first.search_iterations == again.search_iterations > 0

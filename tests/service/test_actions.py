@@ -96,6 +96,17 @@ def test_a_malformed_action_is_422_rule_schema_naming_the_field(table, action, f
     )
 
 
+def test_a_malformed_action_is_422_even_with_a_stale_version(table):
+    """The shape is checked before the version: reloading would not make a malformed move acceptable."""
+    table.move(0, table.legal(0)[0], 0)
+    for action, field in [({"type": "dance"}, "type"), ({"type": "play", "card": 0}, "card")]:
+        resp = table.move(1, action, 0)
+        assert resp.status_code == 422, resp.json
+        assert resp.json["rule"] == "schema" and resp.json["details"]["field"] == field
+    assert table.move(1, table.legal(1)[0], 0).status_code == 412
+    assert table.get().json["version"] == 1
+
+
 @pytest.mark.parametrize("body", [{}, {"action": "play"}, {"action": {}, "extra": 1}, [], "x"])
 def test_a_malformed_body_is_4xx_in_the_error_shape(table, body):
     resp = table.client.post(

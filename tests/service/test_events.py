@@ -4,6 +4,8 @@ import json
 import threading
 import time
 
+import pytest
+
 from tests.service.conftest import Table, bearer
 from tests.service.high_card import GAME as HIGH_CARD
 
@@ -136,3 +138,9 @@ def test_a_stream_resumed_after_the_end_holds_only_the_snapshot(client):
     resp = table.get(1, "/events", query_string={"after": last}, headers={"Accept": "application/x-ndjson"})
     lines = resp.get_data(as_text=True).splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["type"] == "snapshot"
+
+
+@pytest.mark.parametrize("after", ["1-1\n", "x", "1-"])
+def test_a_malformed_after_cursor_is_422(table, after):
+    resp = table.client.get(table.url("/events"), query_string={"after": after})
+    assert resp.status_code == 422 and resp.json["details"]["field"] == "after"

@@ -1,6 +1,7 @@
 """POST /v1/matches, GET /v1/matches, GET /v1/matches/{id}, GET .../legal-actions."""
 
 import pytest
+from rq import Queue
 
 from service import bots
 from service.app import create_app
@@ -40,6 +41,12 @@ def test_create_returns_201_the_spectator_view_and_each_human_token_once(client)
         ({"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}], "seed": "1"}, "seed"),
         ({"seats": [{"name": "a"}, {"name": "b"}]}, "game"),
         ({"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}], "extra": 1}, "extra"),
+        # Seat names are shown to everyone: printable text only.
+        ({"game": "high_card", "seats": [{"name": "a"}, {"name": "b\nadmin: ok"}]}, "seats.1.name"),
+        ({"game": "high_card", "seats": [{"name": "\x1b[2J"}, {"name": "b"}]}, "seats.0.name"),
+        ({"game": "high_card", "seats": [{"name": "a"}, {"name": "\ud800"}]}, "seats.1.name"),
+        ({"game": "high_card", "seats": [{"name": "a"}, {"name": "   "}]}, "seats.1.name"),
+        ({"game": "high_card", "seats": [{"name": "a"}, {"name": "b\n"}]}, "seats.1.name"),
     ],
 )
 def test_bad_creation_requests_are_422_naming_the_field(client, body, field):
@@ -59,11 +66,8 @@ def test_seed_is_refused_unless_the_server_allows_it(redis_client, redis_url):
     assert client.post("/v1/matches", json=body).status_code == 201
 
 
-def test_bot_seats_are_stored_and_the_hook_fires_when_a_bot_is_to_move(client, monkeypatch):
-    calls = []
-    monkeypatch.setattr(
-        bots, "bot_turn_pending", lambda mid, version, seat: calls.append((mid, version, seat))
-    )
+def test_bot_seats_are_stored_and_a_bot_turn_job_is_queued_when_a_bot_is_to_move(client, redis_client):
+    queue = Queue(bots.QUEUE, connection=redis_client)
     seats = [
         {"name": "ann"},
         {"name": "bot", "kind": "bot", "level": "hard", "think_ms": 250},
@@ -73,11 +77,14 @@ def test_bot_seats_are_stored_and_the_hook_fires_when_a_bot_is_to_move(client, m
     assert sorted(t.tokens) == [0]  # bots get no token
     doc = t.created.json
     assert doc["seats"][1] == {"seat": 1, "name": "bot", "kind": "bot", "level": "hard", "think_ms": 250}
-    assert doc["seats"][2] == {"seat": 2, "name": "b2", "kind": "bot", "level": "normal", "think_ms": 1000}
-    assert calls == []  # seat 0 (human) starts round 1
+    assert doc["seats"][2] == {"seat": 2, "name": "b2", "kind": "bot", "level": "normal", "think_ms": 500}
+    assert queue.job_ids == []  # seat 0 (human) starts round 1
     resp = t.move(0, t.legal(0)[0], 0)
     assert resp.status_code == 200 and resp.json["to_move"] == 1
-    assert calls == [(t.id, 1, {"name": "bot", "kind": "bot", "level": "hard", "think_ms": 250})]
+    assert queue.job_ids == [bots.bot_job_id(t.id, 1)]
+    job = queue.fetch_job(bots.bot_job_id(t.id, 1))
+    assert job.func_name == bots.PLAY_JOB and job.args == (t.id, 1)
+    assert job.timeout == bots.job_timeout(250)
 
 
 def test_view_depends_on_the_token(client, table):

@@ -1,6 +1,9 @@
 """The committed spec, the served spec, Swagger UI offline, health and metrics."""
 
+import json
 from pathlib import Path
+
+import jsonschema_rs
 
 from service.app import OFFLINE_REDIS_URL, create_app
 from service.config import Config
@@ -13,6 +16,26 @@ def test_committed_spec_is_up_to_date():
     """openapi/openapi.json is what `tabletop spec` writes for the registered games; regenerate it with
     `.venv/bin/tabletop spec` when this fails."""
     assert COMMITTED.read_text(encoding="utf-8") == render(create_app(Config(redis_url=OFFLINE_REDIS_URL)))
+
+
+def _patterns(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for value in node.values():
+            yield from _patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _patterns(value)
+
+
+def test_every_pattern_in_the_spec_is_a_valid_ecma_regex():
+    """Client generators and validators read patterns as ECMA-262 regexes, which refuse some that
+    Python accepts (a range of lone surrogates): a rejected pattern is silently dropped by tools."""
+    patterns = list(_patterns(json.loads(COMMITTED.read_text(encoding="utf-8"))))
+    assert patterns
+    for pattern in patterns:
+        jsonschema_rs.validator_for({"type": "string", "pattern": pattern})  # raises if invalid
 
 
 def test_served_spec_documents_every_action_type_and_error_status(client, app):

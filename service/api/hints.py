@@ -1,0 +1,106 @@
+"""Hints: ask a bot what it would play for the caller's seat, then poll the job for the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request, url_for
+from flask_smorest import Blueprint
+
+from engine.ai import DEFAULT_THINK_MS
+from service import bots
+from service.api import services
+from service.bots import JobInfo
+from service.errors import ApiError, not_found
+from service.play import check_decision, stale
+from service.schemas.hints import HintRequestSchema, JobSchema
+from service.spec import REQUIRED_SEAT
+
+blp = Blueprint("hints", __name__, description="Bot suggestions for human seats")
+
+#: Seconds a client should wait before polling a running job again.
+POLL_SECONDS = 1
+_JOB = {"job_id": "$response.body#/id"}
+LOCATION = {"Location": {"description": "The job to poll.", "schema": {"type": "string"}}}
+RETRY_AFTER = {"Retry-After": {"description": "Seconds until the next poll.", "schema": {"type": "integer"}}}
+
+
+def job_document(info: JobInfo) -> dict[str, Any]:
+    meta = info.meta
+    action = info.result["action"] if info.result else None
+    return {
+        "id": info.id,
+        "status": info.status,
+        "match_id": meta["match_id"],
+        "version": meta["version"],
+        "seat": meta["seat"],
+        "level": meta["level"],
+        "action": action,
+    }
+
+
+@blp.route("/v1/matches/<match_id>/hint", methods=["POST"])
+@blp.arguments(HintRequestSchema())
+@blp.response(202, JobSchema, headers=LOCATION)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN", description="The pending decision is another seat's")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(
+    operationId="requestHint",
+    security=REQUIRED_SEAT,
+    responses={202: {"links": {"GetJob": {"operationId": "getJob", "parameters": _JOB}}}},
+)
+def request_hint(body: dict[str, Any], match_id: str) -> Any:
+    """Ask a bot (``level``, ``think_ms``) for a move for the caller's pending decision.
+
+    The bot sees only what the caller's seat sees.  Asking again at the same version with the same
+    level returns the same job.
+    """
+    matches = services().matches
+    meta = matches.meta(match_id)
+    seat = matches.caller(meta, request.headers.get("Authorization"), required=True)
+    check_decision(meta, seat)
+    level = body.get("level", bots.DEFAULT_LEVEL)
+    think_ms = body.get("think_ms", DEFAULT_THINK_MS[level])
+    job_id = matches.bots.request_hint(match_id, meta.version, seat, level, think_ms)
+    info = matches.bots.hint(job_id)
+    if info is None:  # finished and expired in between: practically impossible, but say so
+        raise not_found(f"job {job_id!r}")
+    return job_document(info), 202, {"Location": url_for("hints.get_job", job_id=job_id)}
+
+
+@blp.route("/v1/jobs/<job_id>", methods=["GET"])
+@blp.response(
+    200, JobSchema, description="Done: `finished` with the suggested `action`, or `failed` (ask again)"
+)
+@blp.alt_response(202, schema=JobSchema, description="Still running; poll again", headers=RETRY_AFTER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN", description="The job belongs to another seat")
+@blp.alt_response(404, response="NOT_FOUND", description="Unknown or expired job")
+@blp.alt_response(409, response="CONFLICT", description="The match moved on before the bot could answer")
+@blp.doc(operationId="getJob", security=REQUIRED_SEAT)
+def get_job(job_id: str) -> Any:
+    """A hint job of the caller's seat: 202 while it runs, 200 with the suggested action once done.
+
+    A job that failed is a 200 too, with status ``failed`` and an ``error``: the request for the job
+    was fine and the job is what it is (a 5xx would tell monitoring the API is broken); asking for a
+    hint again starts a new job.
+    """
+    matches = services().matches
+    info = matches.bots.hint(job_id)
+    if info is None:
+        raise not_found(f"job {job_id!r}")
+    meta = matches.meta(info.meta["match_id"])
+    seat = matches.caller(meta, request.headers.get("Authorization"), required=True)
+    if seat != info.meta["seat"]:
+        raise ApiError(403, "not_your_job", "this hint was asked for another seat")
+    doc = job_document(info)
+    if info.status in bots.DEAD:
+        return {**doc, "status": "failed", "error": "the bot could not compute a hint; ask again"}
+    if info.status != "finished":
+        return doc, 202, {"Retry-After": str(POLL_SECONDS)}
+    if doc["action"] is None:
+        raise stale(meta.version, "body")
+    return doc

@@ -1,0 +1,125 @@
+"""Rate limits per client address and per seat token, counted in the service's own Redis.
+
+Counting in Redis (not in each process) makes a limit hold across every gunicorn worker and API pod.
+Both limits are shared by all ``/v1`` endpoints, so a client cannot multiply its budget by spreading
+requests over routes; probes, metrics and docs are never limited (a throttled probe would restart a
+healthy pod).  A refused request is a 429 in the API's error shape with ``Retry-After`` in seconds.
+
+The token limit is keyed by the token's SHA-256, so no seat token is ever written to Redis.  The
+address is the peer's, or the client's as reported by ``trusted_proxies`` reverse proxies (see
+:mod:`service.http_policy`).  Empty limits (the default) turn a limiter off: no Redis round trip.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import redis
+from apispec import APISpec, BasePlugin
+from flask import Flask, Response, request
+from flask_limiter import ApplicationLimit, Limiter
+from flask_limiter.errors import RateLimitExceeded
+from limits import parse_many
+
+from service import auth
+from service.config import Config
+from service.errors import ApiError
+
+#: Only these paths are limited.
+LIMITED_PREFIX = "/v1/"
+#: Redis keys of the counters start with this (outside the ``tt:`` match keys).
+KEY_PREFIX = "tt:limits"
+#: The OpenAPI response component every limited operation refers to for 429.
+RESPONSE = "RATE_LIMITED"
+
+
+def _address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _token_key() -> str:
+    try:
+        token = auth.bearer_token(request.headers.get("Authorization"))
+    except ValueError:
+        token = None
+    return auth.hash_token(token) if token else ""
+
+
+def _without_token() -> bool:
+    return not _token_key()
+
+
+def _exempt() -> bool:
+    return request.method == "OPTIONS" or not request.path.startswith(LIMITED_PREFIX)
+
+
+def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
+    """Limit the app's ``/v1`` endpoints as ``config`` says; ``None`` when no limit is set."""
+    for name in ("rate_limit_address", "rate_limit_token"):
+        try:  # fail at start-up, not with a 500 on the first request
+            parse_many(getattr(config, name) or "1/second")
+        except ValueError:
+            raise ValueError(
+                f"TABLETOP_{name.upper()}={getattr(config, name)!r} is not a rate limit"
+            ) from None
+    limits: list[Any] = []
+    if config.rate_limit_address:
+        limits.append(ApplicationLimit(config.rate_limit_address, key_function=_address, scope="address"))
+    if config.rate_limit_token:
+        limits.append(
+            ApplicationLimit(
+                config.rate_limit_token, key_function=_token_key, scope="token", exempt_when=_without_token
+            )
+        )
+    if not limits:
+        return None
+    limiter = Limiter(
+        _address,
+        app=app,
+        application_limits=limits,
+        strategy="sliding-window-counter",
+        storage_uri="redis://",
+        storage_options={"connection_pool": client.connection_pool, "key_prefix": KEY_PREFIX},
+        headers_enabled=False,
+    )
+    limiter.request_filter(_exempt)
+
+    @app.errorhandler(RateLimitExceeded)
+    def _too_many(exc: RateLimitExceeded) -> Response:
+        current = limiter.current_limit
+        retry = max(1, math.ceil(current.reset_at - time.time())) if current is not None else 1
+        return ApiError(
+            429,
+            "rate_limited",
+            f"rate limit {exc.description} exceeded; retry after {retry} s",
+            {"limit": exc.description, "retry_after": retry},
+            headers={"Retry-After": str(retry)},
+        ).response()
+
+    return limiter
+
+
+class RateLimitDoc(BasePlugin):  # type: ignore[misc]
+    """apispec plugin: every ``/v1`` operation documents the 429 a deployment's limits may answer."""
+
+    def init_spec(self, spec: APISpec) -> None:
+        spec.components.response(
+            RESPONSE,
+            {
+                "description": "Too many requests from this address or seat token; retry later.",
+                "headers": {
+                    "Retry-After": {
+                        "description": "Seconds to wait before retrying.",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
+                },
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            },
+        )
+
+    def operation_helper(self, path: str | None = None, operations: dict | None = None, **_: Any) -> None:
+        if path and path.startswith(LIMITED_PREFIX) and operations:
+            for operation in operations.values():
+                operation.setdefault("responses", {})["429"] = RESPONSE

@@ -1,0 +1,212 @@
+"""The bot jobs against a real Redis and a real (in-process) RQ worker: enqueueing, playing through the
+compare-and-set commit, chaining, the random fallback after failed retries, and the sweep."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry
+
+from engine.ai import DEFAULT_THINK_MS
+from service.bots import QUEUE, bot_job_id
+from service.play import Matches, Move
+from tests.service.high_card import GAME as HIGH_CARD
+from workers import jobs
+
+BOT = {"kind": "bot", "level": "easy"}
+
+
+def create(matches: Matches, seats: list[dict[str, Any]], seed: int = 3, **options: Any) -> dict[str, Any]:
+    """A High Card match through :meth:`Matches.create`, as the API calls it after schema loading."""
+    request = {
+        "game": "high_card",
+        "seats": [{"kind": "human", **s} for s in seats],
+        "options": options,
+        "seed": seed,
+    }
+    return matches.create(request)
+
+
+def queued(matches: Matches) -> list[str]:
+    return Queue(QUEUE, connection=matches.store.redis).job_ids
+
+
+def test_a_bot_to_move_is_enqueued_once_per_version(matches):
+    """Creating a match whose first decision is a bot's enqueues ``bot-<match>-0``; announcing the same
+    turn again does not add a second job."""
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    assert doc["to_move"] == 0
+    assert queued(matches) == [bot_job_id(doc["id"], 0)]
+    job = Job.fetch(bot_job_id(doc["id"], 0), connection=matches.store.redis)
+    assert job.func_name == "workers.jobs.play_bot_turn" and job.args == (doc["id"], 0)
+    matches.bots.turn_pending(doc["id"], 0, doc["seats"][0])
+    assert queued(matches) == [bot_job_id(doc["id"], 0)]
+
+
+def test_a_human_move_that_leaves_a_bot_to_move_enqueues_its_turn(matches):
+    doc = create(matches, [{"name": "h"}, {"name": "b", **BOT}])
+    assert queued(matches) == []  # seat 0 (human) starts
+    token = doc["tokens"][0]["token"]
+    state = HIGH_CARD.setup(2, {}, seed=3)
+    move = Move(HIGH_CARD.legal_actions(state)[0], 0, None, None)
+    body = matches.move(doc["id"], f"Bearer {token}", move)
+    assert body["to_move"] == 1
+    assert queued(matches) == [bot_job_id(doc["id"], 1)]
+
+
+def test_bot_seats_default_to_their_levels_think_time(matches):
+    doc = create(matches, [{"name": "n", "kind": "bot"}, {"name": "h", "kind": "bot", "level": "hard"}])
+    assert [s["think_ms"] for s in doc["seats"]] == [DEFAULT_THINK_MS["normal"], DEFAULT_THINK_MS["hard"]]
+
+
+def test_an_all_bot_match_plays_to_the_end_job_by_job(matches, work):
+    """Each bot move is committed through the compare-and-set path and announces the next turn, so one
+    burst of the worker plays the whole match; every entry of the log is a legal move of its seat."""
+    doc = create(matches, [{"name": f"b{i}", **BOT, "level": lvl} for i, lvl in enumerate(LEVELS3)])
+    work()
+    meta = matches.meta(doc["id"])
+    assert meta.status == "finished" and meta.result is not None
+    log = matches.store.action_log(doc["id"])
+    state = HIGH_CARD.setup(3, {}, seed=3)
+    for version, entry in enumerate(log, 1):
+        assert entry["version"] == version and entry["seat"] == HIGH_CARD.to_move(state)
+        assert entry["action"] in HIGH_CARD.legal_actions(state)
+        HIGH_CARD.apply(state, entry["action"])
+    assert HIGH_CARD.result(state) == meta.result
+
+
+LEVELS3 = ("random", "easy", "normal")
+
+
+def test_a_job_for_an_old_version_or_a_human_seat_does_nothing(matches):
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}], swaps=False)
+    assert jobs.take_turn(matches, doc["id"], 1) == jobs.STALE
+    assert jobs.take_turn(matches, "nosuchmatch", 0) == jobs.GONE
+    assert jobs.take_turn(matches, doc["id"], 0) == jobs.MOVED
+    assert matches.meta(doc["id"]).version == 1
+    assert jobs.take_turn(matches, doc["id"], 0) == jobs.STALE  # a duplicate run cannot move twice
+    assert jobs.take_turn(matches, doc["id"], 1) == jobs.NOT_A_BOT  # the human is to move
+    assert matches.meta(doc["id"]).version == 1
+
+
+def test_the_bot_is_given_a_determinized_world_never_the_stored_state(matches, monkeypatch):
+    """The worker hands the bot exactly what ``determinize`` made for the bot's seat."""
+    made: list[tuple[int, Any]] = []
+    seen: list[Any] = []
+    real_determinize = HIGH_CARD.determinize
+
+    def determinize(state, seat, rng):
+        world = real_determinize(state, seat, rng)
+        made.append((seat, world))
+        return world
+
+    def spy(game, state, level, rng, think_ms=None, iterations=None):
+        seen.append(state)
+        return game.legal_actions(state)[0]
+
+    monkeypatch.setattr(HIGH_CARD, "determinize", determinize)
+    monkeypatch.setattr(jobs, "choose_action", spy)
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    assert jobs.take_turn(matches, doc["id"], 0) == jobs.MOVED
+    assert len(seen) == 1 and made == [(0, seen[0])]
+
+
+def test_a_failing_bot_is_retried_then_plays_a_random_move(matches, work, monkeypatch):
+    """Every attempt of the bot raises: RQ retries (twice here), then the failure callback plays a
+    random legal move, so the match goes on; the failed job stays in RQ's failed registry."""
+    calls: list[str] = []
+    real = jobs.choose_action
+
+    def flaky(game, state, level, rng, think_ms=None, iterations=None):
+        calls.append(level)
+        if level != "random":
+            raise RuntimeError("bot crashed")
+        return real(game, state, level, rng, think_ms, iterations)
+
+    monkeypatch.setattr(jobs, "choose_action", flaky)
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}], swaps=False)  # R1: one move per turn
+    work()
+    assert calls == ["easy", "easy", "easy", "random"]
+    meta = matches.meta(doc["id"])
+    assert meta.version == 1 and meta.to_move == 1
+    failed = FailedJobRegistry(QUEUE, connection=matches.store.redis)
+    assert failed.get_job_ids() == [bot_job_id(doc["id"], 0)]
+
+
+def test_the_sweep_enqueues_a_lost_bot_turn_and_leaves_live_ones_alone(matches):
+    lost = create(matches, [{"name": "b", **BOT}, {"name": "h"}], seed=1)
+    waiting = create(matches, [{"name": "b", **BOT}, {"name": "h"}], seed=2)
+    human = create(matches, [{"name": "h"}, {"name": "b", **BOT}], seed=3)
+    Job.fetch(bot_job_id(lost["id"], 0), connection=matches.store.redis).delete()
+    assert jobs.sweep_matches(matches, page=1) == 1  # pages through every active match
+    assert sorted(queued(matches)) == sorted([bot_job_id(lost["id"], 0), bot_job_id(waiting["id"], 0)])
+    assert jobs.sweep_matches(matches) == 0
+    assert human["to_move"] == 0
+
+
+def _start(job: Job, heartbeat: datetime) -> None:
+    """Mark ``job`` as taken by a worker that last sent a heartbeat at ``heartbeat``."""
+    job.set_status(JobStatus.STARTED)
+    job.heartbeat(heartbeat, 60)
+    Queue(QUEUE, connection=job.connection).remove(job)
+
+
+@pytest.mark.parametrize(("silent_for", "enqueued"), [(0, 0), (10, 1)])
+def test_the_sweep_replaces_a_started_job_only_when_its_worker_fell_silent(matches, silent_for, enqueued):
+    """A started job whose worker stopped heartbeating (killed) for longer than ``bot_stall_seconds``
+    (2 s here) is replaced; one heartbeating is a bot still thinking and is left alone."""
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    job = Job.fetch(bot_job_id(doc["id"], 0), connection=matches.store.redis)
+    _start(job, datetime.now(UTC) - timedelta(seconds=silent_for))
+    assert jobs.sweep_matches(matches) == enqueued
+    status = Job.fetch(job.id, connection=matches.store.redis).get_status()
+    assert status == (JobStatus.QUEUED if enqueued else JobStatus.STARTED)
+
+
+def test_a_hint_answers_for_its_seat_and_version_only(matches):
+    doc = create(matches, [{"name": "h"}, {"name": "b", **BOT}])
+    mid = doc["id"]
+    state = HIGH_CARD.setup(2, {}, seed=3)
+    jobs.bind(matches)
+    answer = jobs.suggest_move(mid, 0, 0, "normal", 20)
+    assert answer["action"] in HIGH_CARD.legal_actions(state)
+    assert jobs.suggest_move(mid, 1, 0, "easy", 0)["action"] is None  # no such version yet
+    assert jobs.suggest_move(mid, 0, 1, "easy", 0)["action"] is None  # not seat 1's decision
+
+
+@pytest.mark.parametrize(("due_in", "enqueued"), [(60, 0), (-10, 1)])
+def test_the_sweep_takes_over_a_retry_only_when_it_is_overdue(matches, due_in, enqueued):
+    """A retry waits in RQ's scheduled registry until the worker holding the scheduler lock moves it;
+    overdue by more than ``bot_stall_seconds`` (2 s here) it is presumed orphaned by a dead worker."""
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    queue = Queue(QUEUE, connection=matches.store.redis)
+    job = queue.fetch_job(bot_job_id(doc["id"], 0))
+    queue.remove(job)
+    queue.schedule_job(job, datetime.now(UTC) + timedelta(seconds=due_in))
+    assert job.get_status() == JobStatus.SCHEDULED and queued(matches) == []
+    assert jobs.sweep_matches(matches) == enqueued
+    assert queued(matches) == [bot_job_id(doc["id"], 0)] * enqueued
+
+
+def test_tabletop_sweep_runs_one_sweep(matches, redis_url):
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    Job.fetch(bot_job_id(doc["id"], 0), connection=matches.store.redis).delete()
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url}
+    out = subprocess.run(
+        [sys.executable, "-m", "service.cli", "sweep"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "sweep: enqueued 1 bot turn(s)"
+    assert queued(matches) == [bot_job_id(doc["id"], 0)]
+    no_redis = {k: v for k, v in env.items() if k != "TABLETOP_REDIS_URL"}
+    out = subprocess.run(
+        [sys.executable, "-m", "service.cli", "sweep"], env=no_redis, capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "TABLETOP_REDIS_URL" in out.stderr

@@ -1,0 +1,153 @@
+"""The RQ jobs: a bot seat's turn, a hint for a human seat, and the sweep for lost bot turns.
+
+A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
+was enqueued for.  A bot move is written through :meth:`service.play.Matches.commit`, the compare-and-set
+path of human moves, so a job that runs twice or late can never apply a move twice: the second commit
+finds the version moved and does nothing.
+
+The bot is handed ``game.determinize(state, seat, rng)``, never the stored state: whatever the bot does,
+it cannot read another seat's hand or the deck order.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from types import TracebackType
+from typing import Any
+
+import redis
+from rq.job import Job
+
+from engine.ai import choose_action
+from engine.core import Action, Game
+from engine.registry import GAMES
+from service.bots import is_bot, think_ms_of
+from service.config import Config
+from service.play import Matches
+from service.store import ACTIVE, Loaded, Store
+
+log = logging.getLogger(__name__)
+
+#: What :func:`play_bot_turn` did, as its job result (and log line).
+MOVED, STALE, NOT_A_BOT, GONE = "moved", "stale", "not-a-bot", "gone"
+
+
+_matches: Matches | None = None
+
+
+def bind(matches: Matches) -> None:
+    """Set the match operations the jobs of this process use (``tabletop worker`` does it once; forked
+    work horses inherit it)."""
+    global _matches
+    _matches = matches
+
+
+def current() -> Matches:
+    """The bound :class:`Matches`; without :func:`bind` (a plain ``rq worker``), one built from the
+    ``TABLETOP_*`` variables, like the API's."""
+    if _matches is None:
+        config = Config.from_env()
+        bind(Matches(Store(redis.Redis.from_url(config.redis_url)), GAMES, config))
+    assert _matches is not None
+    return _matches
+
+
+def decide_blind(game: Game, encoded: bytes, seat: int, level: str, think_ms: int) -> Action:
+    """The move a bot of ``level`` makes for ``seat``, computed on a world sampled from what ``seat``
+    knows: the one place a worker hands a state to a bot."""
+    rng = random.Random(secrets.randbits(64))
+    world = game.determinize(game.decode(encoded), seat, rng)
+    return choose_action(game, world, level, rng, think_ms=think_ms)
+
+
+def _pending_bot(loaded: Loaded | None, version: int) -> str | None:
+    """Why the bot turn of ``version`` is no longer to be played, or ``None`` if it is."""
+    if loaded is None:
+        return GONE
+    meta = loaded.meta
+    if meta.version != version:
+        return STALE
+    if meta.to_move is None or not is_bot(meta.seats[meta.to_move]):
+        return NOT_A_BOT
+    return None
+
+
+def take_turn(matches: Matches, match_id: str, version: int, level: str | None = None) -> str:
+    """Play the bot seat's pending decision of ``match_id`` at ``version`` (at ``level``, default the
+    seat's own) and commit it; what happened, as one of the outcome names."""
+    loaded = matches.store.load(match_id)
+    skip = _pending_bot(loaded, version)
+    if skip is not None:
+        return skip
+    assert loaded is not None
+    meta = loaded.meta
+    seat = meta.to_move
+    assert seat is not None
+    bot = meta.seats[seat]
+    action = decide_blind(
+        matches.games[meta.game], loaded.state, seat, level or bot["level"], think_ms_of(bot)
+    )
+    _, commit = matches.commit(loaded, seat, action)
+    return MOVED if commit.version is not None else GONE if commit.gone else STALE
+
+
+def play_bot_turn(match_id: str, version: int) -> str:
+    """RQ job ``bot-<match>-<version>``: the bot to move at ``version`` decides and moves."""
+    outcome = take_turn(current(), match_id, version)
+    log.info("bot turn %s v%s: %s", match_id, version, outcome)
+    return outcome
+
+
+def bot_turn_failed(
+    job: Job,
+    connection: redis.Redis,
+    exc_type: type[BaseException] | None,
+    exc: BaseException | None,
+    traceback: TracebackType | None,
+) -> None:
+    """RQ failure callback of a bot turn, after every failed attempt.  While retries are left RQ
+    retries with backoff; after the last one the seat plays a random legal move, so no match stalls
+    on a bot that keeps failing."""
+    if job.retries_left:
+        return
+    match_id, version = job.args
+    log.warning("bot turn %s v%s failed for good (%s): playing a random move", match_id, version, exc_type)
+    take_turn(current(), match_id, version, level="random")
+
+
+def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: int) -> dict[str, Any]:
+    """RQ job ``hint-...``: what a bot of ``level`` would play for ``seat`` at ``version``.
+
+    ``action`` is ``None`` when the match has moved on (the hint would answer an old question).
+    """
+    matches = current()
+    loaded = matches.store.load(match_id)
+    answer: dict[str, Any] = {"version": version, "seat": seat, "level": level, "action": None}
+    if loaded is None or loaded.meta.version != version or loaded.meta.to_move != seat:
+        return answer
+    answer["action"] = decide_blind(matches.games[loaded.meta.game], loaded.state, seat, level, think_ms)
+    return answer
+
+
+def sweep() -> int:
+    """Periodic job: enqueue again every pending bot turn with no live job (lost with a killed worker,
+    failed past its fallback, or never enqueued because the API died between commit and enqueue).
+    Returns how many it enqueued."""
+    return sweep_matches(current())
+
+
+def sweep_matches(matches: Matches, page: int = 200) -> int:
+    enqueued = 0
+    cursor = None
+    while True:
+        metas, cursor = matches.store.list_matches(None, ACTIVE, cursor, page)
+        for meta in metas:
+            if meta.to_move is not None and is_bot(meta.seats[meta.to_move]):
+                enqueued += matches.bots.ensure_turn(meta.id, meta.version, meta.seats[meta.to_move])
+        if cursor is None:
+            break
+    if enqueued:
+        log.warning("sweep: enqueued %d stalled bot turn(s)", enqueued)
+    return enqueued
