@@ -90,7 +90,7 @@ class BotQueue:
         self,
         connection: redis.Redis,
         retry_intervals: tuple[int, ...] = RETRY_INTERVALS,
-        stall_seconds: float = 60.0,
+        stall_seconds: float = 15.0,
     ) -> None:
         self.connection = connection
         self.queue = Queue(QUEUE, connection=connection)

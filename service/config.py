@@ -53,7 +53,7 @@ class Config:
     sweep_seconds: int = 30
     #: A running bot job whose worker has sent no heartbeat for this long is presumed dead; the sweep
     #: then enqueues the turn again.  Workers heartbeat every quarter of it.
-    bot_stall_seconds: int = 60
+    bot_stall_seconds: int = 15
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
