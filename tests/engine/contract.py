@@ -114,6 +114,20 @@ class ContractSuite:
             log.append(action)
         raise AssertionError(f"no end after {MAX_DECISIONS} decisions")
 
+    def check_along_playouts(self, on_step: Any, pick_offset: int) -> None:
+        """Run ``on_step`` before every decision of hypothesis-drawn random playouts (player count,
+        options, seed); ``pick_offset`` keeps each property's move picks apart from the others'."""
+
+        @self._settings()
+        @given(st.data())
+        def run(data: st.DataObject) -> None:
+            players = data.draw(st.sampled_from(self.player_counts), label="players")
+            options = data.draw(st.sampled_from(self.option_sets), label="options")
+            seed = data.draw(st.integers(0, 2**32), label="seed")
+            self.playout(players, options, seed, seed + pick_offset, on_step)
+
+        run()
+
     def _settings(self):
         return settings(
             max_examples=self.examples,
@@ -188,15 +202,7 @@ class ContractSuite:
                 assert game.encode(child) == before
             assert game.encode(state) == before, "applying to a clone changed the original"
 
-        @self._settings()
-        @given(st.data())
-        def run(data: st.DataObject) -> None:
-            players = data.draw(st.sampled_from(self.player_counts), label="players")
-            options = data.draw(st.sampled_from(self.option_sets), label="options")
-            seed = data.draw(st.integers(0, 2**32), label="seed")
-            self.playout(players, options, seed, seed + 1, on_step)
-
-        run()
+        self.check_along_playouts(on_step, pick_offset=1)
 
     def test_encoding_views_and_determinize(self) -> None:
         game = self.game
@@ -232,15 +238,7 @@ class ContractSuite:
                 assert json.loads(text) == view
             assert game.encode(state) == data, "view/determinize changed the state"
 
-        @self._settings()
-        @given(st.data())
-        def run(data: st.DataObject) -> None:
-            players = data.draw(st.sampled_from(self.player_counts), label="players")
-            options = data.draw(st.sampled_from(self.option_sets), label="options")
-            seed = data.draw(st.integers(0, 2**32), label="seed")
-            self.playout(players, options, seed, seed + 2, on_step)
-
-        run()
+        self.check_along_playouts(on_step, pick_offset=2)
 
     def test_flow_does_not_depend_on_hidden_information(self) -> None:
         """Who decides next and what is pending are public, so they must follow from public facts:
@@ -276,12 +274,4 @@ class ContractSuite:
                             f"information: {key(true_next, observer)} vs {key(world_next, observer)}"
                         )
 
-        @self._settings()
-        @given(st.data())
-        def run(data: st.DataObject) -> None:
-            players = data.draw(st.sampled_from(self.player_counts), label="players")
-            options = data.draw(st.sampled_from(self.option_sets), label="options")
-            seed = data.draw(st.integers(0, 2**32), label="seed")
-            self.playout(players, options, seed, seed + 3, on_step)
-
-        run()
+        self.check_along_playouts(on_step, pick_offset=3)
