@@ -11,13 +11,17 @@ A client plays every seat of its own match: ``POST actions`` with the seat's tok
 (latency is the POST's), the move drawn from the engine's legal actions on a local replay of the match
 (``--server-legal``: from ``GET legal-actions`` instead, two requests per move).
 Clients run in several processes (threads inside each) so the load generator is not one GIL.
+
+Per phase the bench also reads the CPU time the server (gunicorn and Redis) and the clients spent, per
+request: where the load generator shares the server's cores, requests/s alone says as much about the
+clients as about the server.  ``--pin`` puts the server on the first half of the CPUs and the clients on
+the rest, so both phases give the server the same cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import multiprocessing as mp
 import os
 import random
@@ -30,6 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from bench.procs import cpu_seconds, descendants, named_children
 from service.devredis import PrivateRedis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,12 +57,12 @@ class Client:
     def call(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body)
+        data = None if body is None else orjson.dumps(body)
         hdrs = {"Content-Type": "application/json", **(headers or {})}
         self.conn.request(method, path, body=data, headers=hdrs)
         resp = self.conn.getresponse()
         raw = resp.read()
-        return resp.status, json.loads(raw) if raw else None
+        return resp.status, orjson.loads(raw) if raw else None
 
 
 def healthz_worker(port: int, stop_at: float, out: list[int]) -> None:
@@ -119,7 +126,7 @@ def play_worker(
     out.append(latencies)
 
 
-def run_threads(target: Any, clients: int, args: tuple, results: Any) -> None:
+def run_threads(target: Any, clients: int, args: tuple, results: Any, cpu: Any) -> None:
     local: list[Any] = []
     threads = [threading.Thread(target=target, args=(*args(i), local)) for i in range(clients)]
     for t in threads:
@@ -127,14 +134,16 @@ def run_threads(target: Any, clients: int, args: tuple, results: Any) -> None:
     for t in threads:
         t.join()
     results.extend(local)
+    cpu.append(time.process_time())
 
 
 def phase(
     kind: str, port: int, clients: int, procs: int, seconds: float, play: tuple[str, int, bool]
-) -> list[Any]:
-    """Run ``clients`` clients spread over ``procs`` processes for ``seconds``; gather their results."""
+) -> tuple[list[Any], float]:
+    """Run ``clients`` clients spread over ``procs`` processes for ``seconds``; gather their results and
+    the CPU seconds the client processes spent."""
     with mp.Manager() as manager:
-        results = manager.list()
+        results, cpu = manager.list(), manager.list()
         stop_at = time.monotonic() + seconds
         jobs = []
         for p in range(procs):
@@ -143,12 +152,12 @@ def phase(
                 target, args = healthz_worker, (lambda i: (port, stop_at))
             else:
                 target, args = play_worker, (lambda i, p=p: (port, *play, stop_at, p * 1000 + i))
-            jobs.append(mp.Process(target=run_threads, args=(target, share, args, results)))
+            jobs.append(mp.Process(target=run_threads, args=(target, share, args, results, cpu)))
         for job in jobs:
             job.start()
         for job in jobs:
             job.join()
-        return list(results)
+        return list(results), sum(cpu)
 
 
 def start_server(redis_url: str, port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
@@ -176,6 +185,15 @@ def start_server(redis_url: str, port: int, workers: int, threads: int) -> subpr
         time.sleep(0.2)
 
 
+def split_cpus() -> tuple[set[int], set[int]]:
+    """The CPUs this process may use, split in two: the server's (first half) and the clients'."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs at least 2 CPUs")
+    half = (len(cpus) + 1) // 2
+    return set(cpus[:half]), set(cpus[half:])
+
+
 def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
@@ -186,7 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
+    parser.add_argument(
+        "--workers", type=int, help="gunicorn workers (default: one per server CPU, all CPUs unpinned)"
+    )
+    parser.add_argument(
+        "--pin", action="store_true", help="server on the first half of the CPUs, clients on the rest"
+    )
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--client-procs", type=int, default=4)
     parser.add_argument(
@@ -204,25 +227,39 @@ def main(argv: list[str] | None = None) -> int:
     if args.soak:
         from bench import soak
 
-        figures = soak.run(args.soak, args.clients, args.client_procs, args.workers, args.threads, args.game)
-        return soak.report(figures, args.clients, args.workers, args.threads, args.game)
+        workers = args.workers or os.cpu_count() or 2
+        figures = soak.run(args.soak, args.clients, args.client_procs, workers, args.threads, args.game)
+        return soak.report(figures, args.clients, workers, args.threads, args.game)
+    server_cpus, client_cpus = split_cpus() if args.pin else (None, None)
+    workers = args.workers or (len(server_cpus) if server_cpus else os.cpu_count() or 2)
     port = free_port()
+    if server_cpus:
+        os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
     with PrivateRedis() as redis_url:
-        server = start_server(redis_url, port, args.workers, args.threads)
+        server = start_server(redis_url, port, workers, args.threads)
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)  # and the client processes this one
+        server_pids = [*descendants(server.pid), *named_children(os.getpid(), "redis-server")]
         try:
             play = (args.game, args.players, args.server_legal)
-            hits = phase("healthz", port, args.clients, args.client_procs, args.seconds, play)
-            lat_lists = phase("play", port, args.clients, args.client_procs, args.seconds, play)
+            figures = {}
+            for kind in ("healthz", "play"):
+                before = cpu_seconds(server_pids)
+                results, clients = phase(kind, port, args.clients, args.client_procs, args.seconds, play)
+                figures[kind] = (results, cpu_seconds(server_pids) - before, clients)
         finally:
             server.terminate()
             server.wait(timeout=30)
+    pinned = f"server {sorted(server_cpus)} clients {sorted(client_cpus)}" if server_cpus else "no"
+    hits, healthz_server_cpu, healthz_client_cpu = figures["healthz"]
+    lat_lists, play_server_cpu, play_client_cpu = figures["play"]
     healthz_rps = sum(hits) / args.seconds
     latencies = [x for lst in lat_lists for x in lst]
     moves_rps = len(latencies) / args.seconds
     print(
         f"api bench: game={args.game} players={args.players} clients={args.clients} seconds={args.seconds:g} "
-        f"gunicorn workers={args.workers} threads={args.threads} client processes={args.client_procs} "
-        f"cpus={os.cpu_count()} python={sys.version.split()[0]}"
+        f"gunicorn workers={workers} threads={args.threads} client processes={args.client_procs} "
+        f"cpus={os.cpu_count()} pinned={pinned} python={sys.version.split()[0]}"
     )
     print(f"healthz requests/s   {healthz_rps:10.0f}")
     per_move = (
@@ -235,6 +272,16 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "move latency ms      "
         + "  ".join(f"p{q} {percentile(latencies, q) * 1000:.1f}" for q in (50, 95, 99))
+    )
+    healthz_cost = healthz_server_cpu / max(1, sum(hits)) * 1000
+    move_cost = play_server_cpu / max(1, len(latencies)) * 1000
+    print(
+        f"server CPU ms        healthz {healthz_cost:.3f}  move {move_cost:.3f}  "
+        f"(healthz/move {healthz_cost / move_cost:.0%}: the moves/s share a CPU-bound server reaches)"
+    )
+    print(
+        f"client CPU ms        healthz {healthz_client_cpu / max(1, sum(hits)) * 1000:.3f}  "
+        f"move {play_client_cpu / max(1, len(latencies)) * 1000:.3f}"
     )
     return 0
 

@@ -18,7 +18,6 @@ processes (gunicorn master and workers) and the bot worker after warm-up and at 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -31,10 +30,10 @@ import threading
 import time
 import uuid
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from bench.api import ROOT, Client, free_port, percentile
+from bench.procs import rss_mb
 from service.devredis import PrivateRedis
 
 #: A bot match with no new version for this long is stalled (sweep interval + a think budget, twice).
@@ -199,27 +198,6 @@ def client_process(first: int, count: int, port: int, stop_at: float, game_id: s
     for t in threads:
         t.join()
     results.extend(local)
-
-
-def descendants(pid: int) -> list[int]:
-    """``pid`` and every process below it, from /proc (gone ones are skipped)."""
-    found, stack = [], [pid]
-    while stack:
-        p = stack.pop()
-        found.append(p)
-        with contextlib.suppress(OSError):
-            stack.extend(int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split())
-    return found
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and all its descendants, in MiB."""
-    total = 0
-    for p in descendants(pid):
-        with contextlib.suppress(OSError):
-            status = Path(f"/proc/{p}/status").read_text()
-            total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
-    return total / 1024
 
 
 def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:

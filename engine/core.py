@@ -5,7 +5,9 @@ it in :mod:`engine.registry` and it is playable over HTTP and by every bot.
 
 A game object has the attributes ``id``, ``title``, ``min_players``, ``max_players``, ``options`` (a JSON
 schema of the game options, with defaults), ``actions`` (action type -> JSON schema of that action object),
-``rules_file`` (path of the packaged RULES.md) and these methods:
+``rules_file`` (path of the packaged RULES.md), ``search_options`` (fields of
+:class:`engine.ai.ismcts.SearchConfig` the game's search bots set differently from the defaults; usually
+empty) and these methods:
 
 ``setup(players, options=None, seed=0) -> State``
     A fresh state. ``options`` is validated against ``options`` (see :func:`resolve_options`).
@@ -36,9 +38,10 @@ Randomness lives in the state (:class:`Rng`), so ``apply`` is deterministic: rep
 
 from __future__ import annotations
 
-import json
 import zlib
 from typing import Any, Protocol, runtime_checkable
+
+import orjson
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -86,6 +89,7 @@ class Game(Protocol):
     options: dict[str, Any]
     actions: dict[str, dict[str, Any]]
     rules_file: str
+    search_options: dict[str, Any]
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> Any: ...
     def to_move(self, state: Any) -> int | None: ...
@@ -291,8 +295,7 @@ def check_turn(to_move: int | None, seat: int | None) -> int:
 def pack(game_id: str, version: int, payload: Any) -> bytes:
     """Versioned, compressed JSON envelope for ``encode``: JSON so a stored state can never execute
     code when decoded (unlike pickle), compressed because states are written on every move."""
-    raw = json.dumps({"g": game_id, "v": version, "s": payload}, separators=(",", ":")).encode()
-    return zlib.compress(raw, 1)
+    return zlib.compress(orjson.dumps({"g": game_id, "v": version, "s": payload}), 1)
 
 
 class StateCodec:
@@ -319,7 +322,7 @@ class StateCodec:
 def unpack(game_id: str, versions: set[int] | frozenset[int], data: bytes) -> tuple[int, Any]:
     """Inverse of :func:`pack`; refuses another game's state or an unknown version."""
     try:
-        doc = json.loads(zlib.decompress(data))
+        doc = orjson.loads(zlib.decompress(data))
     except (zlib.error, ValueError) as exc:
         raise ValueError(f"not an encoded {game_id} state: {exc}") from None
     if doc.get("g") != game_id:

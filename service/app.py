@@ -14,6 +14,7 @@ from engine.registry import GAMES
 from service import errors, http_policy, limits, logs
 from service.api import EXTENSION, Services, register_blueprints
 from service.config import Config
+from service.json_provider import OrjsonProvider
 from service.metrics import Metrics
 from service.schemas.errors import ErrorSchema
 from service.spec import describe_match_request, register_components
@@ -41,7 +42,7 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set (tabletop serve starts a private Redis without it)")
     app = Flask("tabletop")
-    app.json.sort_keys = False
+    app.json = OrjsonProvider(app)
     app.config.update(
         MAX_CONTENT_LENGTH=config.max_body_bytes,
         API_TITLE="Tabletop",

@@ -220,30 +220,30 @@ class Matches:
         """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
         :meth:`commit`."""
         expected, source = expected_version(move)
-        fingerprint = hashlib.sha256(
-            json.dumps([move.action, expected], sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest()
-        idem_key = None
+        idempotency = None  # (record key, request fingerprint); the fingerprint costs a JSON dump
         if move.idempotency_key is not None:
             token = bearer_or_401(authorization) or ""
-            idem_key = self.store.idempotency_key(match_id, token, move.idempotency_key)
-        loaded = self.store.load(match_id, idempotency_key=idem_key)
+            idempotency = (
+                self.store.idempotency_key(match_id, token, move.idempotency_key),
+                request_fingerprint(move.action, expected),
+            )
+        loaded = self.store.load(match_id, idempotency_key=None if idempotency is None else idempotency[0])
         if loaded is None:
             raise not_found(f"match {match_id!r}")
-        seat = self.caller(loaded.meta, authorization, required=True)
-        if loaded.idempotency_record is not None:
-            return replay(loaded.idempotency_record, fingerprint)
+        meta = loaded.meta
+        seat = self.caller(meta, authorization, required=True)
+        if loaded.idempotency_record is not None and idempotency is not None:
+            return replay(loaded.idempotency_record, idempotency[1])
         try:  # a malformed move is refused as such, whatever the version (the spec promises the shape)
-            check_shape(self.games[loaded.meta.game].actions, move.action)
+            check_shape(self.games[meta.game].actions, move.action)
         except IllegalAction as exc:
-            raise illegal(exc, loaded.meta.version) from None
-        if expected != loaded.meta.version:
-            raise stale(loaded.meta.version, source)
-        check_decision(loaded.meta, seat, allow_over=True)
-        idempotency = None if idem_key is None else (idem_key, fingerprint)
+            raise illegal(exc, meta.version) from None
+        if expected != meta.version:
+            raise stale(meta.version, source)
+        check_decision(meta, seat, allow_over=True)
         body, commit = self.commit(loaded, seat, move.action, idempotency)
-        if commit.replay is not None:
-            return replay(commit.replay, fingerprint)
+        if commit.replay is not None and idempotency is not None:
+            return replay(commit.replay, idempotency[1])
         if commit.stale is not None:
             raise stale(commit.stale, source)
         if commit.gone:
@@ -436,6 +436,13 @@ def check_decision(meta: MatchMeta, seat: int | None, *, allow_over: bool = Fals
         f"seat {meta.to_move} is to decide, not seat {seat}",
         {"to_move": meta.to_move},
     )
+
+
+def request_fingerprint(action: Any, expected: int) -> str:
+    """What makes two requests under one Idempotency-Key the same request: the action and the version."""
+    return hashlib.sha256(
+        json.dumps([action, expected], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def replay(record: str, fingerprint: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
-from bench.soak import descendants
+from bench.procs import descendants
 from service.bots import QUEUE, RETRY_INTERVALS, bot_job_id, job_timeout
 from tests.reliability.fault_worker import FAULTS, FIRED
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match

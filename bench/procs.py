@@ -1,0 +1,54 @@
+"""Process trees from /proc: which processes a benchmark started, their memory and their CPU time.
+
+The benchmarks run the server and the load generator on the same machine, so a figure only means
+something next to who spent the CPU; these read it per process tree rather than for the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it, from /proc (gone ones are skipped)."""
+    found, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        found.append(p)
+        with contextlib.suppress(OSError):
+            stack.extend(int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split())
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and all its descendants, in MiB."""
+    total = 0
+    for p in descendants(pid):
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{p}/status").read_text()
+            total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+    return total / 1024
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time of these processes (all their threads), in seconds."""
+    total = 0
+    for p in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / _TICKS
+
+
+def named_children(pid: int, name: str) -> list[int]:
+    """The direct children of ``pid`` whose command name starts with ``name``."""
+    found = []
+    for child in descendants(pid)[1:]:
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{child}/comm").read_text().startswith(name):
+                found.append(child)
+    return found
