@@ -40,9 +40,10 @@ def decide(
         return greedy_action(game, state, rng), {}
     if level in SEARCH_LEVELS:
         budget = DEFAULT_THINK_MS[level] if think_ms is None else think_ms
-        return search(
-            game, state, rng, SearchConfig(iterations=iterations, time_ms=None if iterations else budget)
+        config = SearchConfig(
+            iterations=iterations, time_ms=None if iterations else budget, **game.search_options
         )
+        return search(game, state, rng, config)
     raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}")
 
 

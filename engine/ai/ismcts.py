@@ -15,6 +15,12 @@ depth cap, then score each seat by its heuristic lead over the best other seat. 
 ruined Confucius, where random play collapses (the search won 1 game in 12 against greedy); no rollout
 at all lost Taj Mahal's bidding and China's majorities (about 58%); ranks instead of margins cannot
 tell a safe lead from a narrow one.  Depth 10 with the best of 3 sampled moves won 83-100% everywhere.
+
+A game may also ask for progressive widening at the root (``Game.search_options``; progressive
+unpruning, Chaslot et al. 2008): the root's actions enter the search in the order of their one-ply
+heuristic value, more of them as the iterations grow.  Confucius needs it: with about 40 actions a turn,
+a search spread over all of them compared each on a handful of noisy samples, and 4 times the budget
+played no better (hard finished ahead of normal in 22 of 48 games); widened, 19 of 24.
 """
 
 from __future__ import annotations
@@ -61,6 +67,10 @@ class SearchConfig:
     rollout_sample: int = 3
     #: Temperature (in heuristic units, roughly victory points) of the leader-margin reward.
     margin_scale: float = 5.0
+    #: Progressive widening at the root (None: off).  The root's actions are ordered by their one-ply
+    #: ``heuristic`` value, and after ``n`` iterations only the first ``ceil(root_widening * sqrt(n))``
+    #: are searched, so a bigger budget both looks at more moves and compares them on more samples.
+    root_widening: float | None = None
 
 
 def margin_rewards(values: list[float], scale: float) -> list[float]:
@@ -104,6 +114,21 @@ def best_of(game: Game, world: Any, seat: int, moves: list[Action]) -> Any:
     return best
 
 
+def root_order(
+    game: Game, state: Any, me: int, actions: list[Action], rng: random.Random
+) -> dict[tuple[tuple[str, Any], ...], int]:
+    """Rank (0 = best) of each root action by the mover's one-ply heuristic in one determinized world:
+    the order in which progressive widening lets the actions into the search."""
+    world = game.determinize(state, me, rng)
+    values = []
+    for action in actions:
+        child = game.clone(world)
+        game.apply(child, action)
+        values.append(game.heuristic(child, me))
+    order = sorted(range(len(actions)), key=lambda i: -values[i])
+    return {action_key(actions[i]): r for r, i in enumerate(order)}
+
+
 def search(game: Game, state: Any, rng: random.Random, config: SearchConfig) -> tuple[Action, dict[str, Any]]:
     """Best action for the seat to move in ``state`` and search statistics.
 
@@ -120,6 +145,7 @@ def search(game: Game, state: Any, rng: random.Random, config: SearchConfig) -> 
     if config.iterations is None and config.time_ms is None:
         raise ValueError("a search needs an iteration or a time budget")
     deadline = None if config.time_ms is None else time.perf_counter() + config.time_ms / 1000.0
+    rank = None if config.root_widening is None else root_order(game, state, me, root_legal, rng)
     root = _Node(None)
     c = config.exploration
     done = 0
@@ -137,6 +163,9 @@ def search(game: Game, state: Any, rng: random.Random, config: SearchConfig) -> 
             if seat is None:
                 break
             legal = game.legal_actions(world)
+            if node is root and rank is not None:
+                width = math.ceil(config.root_widening * math.sqrt(done + 1))
+                legal = [a for a in legal if rank.get(action_key(a), width) < width]
             children = node.children
             unexplored = []
             for action in legal:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine.ai import LEVELS, choose_action
-from engine.ai.ismcts import SearchConfig, margin_rewards, search
+from engine.ai.ismcts import SearchConfig, action_key, margin_rewards, root_order, search
 from engine.registry import GAMES
 
 GAME_IDS = sorted(GAMES)
@@ -92,6 +92,25 @@ def test_search_respects_a_time_budget(game_id):
     assert stats["iterations"] >= 1
     # One iteration past the deadline at most; generous bound because CI machines are noisy.
     assert elapsed < 2.0
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_every_games_search_options_are_search_settings(game_id):
+    config = SearchConfig(iterations=1, **GAMES[game_id].search_options)
+    assert config.iterations == 1
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_root_widening_searches_only_the_actions_the_heuristic_ranks_first(game_id):
+    """After 16 iterations at widening 0.5, only the 2 best-ranked root actions were ever let in."""
+    game = GAMES[game_id]
+    for state in decision_states(game, 4):
+        legal = game.legal_actions(state)
+        rank = root_order(game, state, game.to_move(state), legal, random.Random(3))
+        assert sorted(rank.values()) == list(range(len(legal)))
+        action, stats = search(game, state, random.Random(3), SearchConfig(iterations=16, root_widening=0.5))
+        assert stats["iterations"] == 16
+        assert rank[action_key(action)] < 2
 
 
 def test_unknown_level_is_refused():

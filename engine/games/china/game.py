@@ -35,6 +35,7 @@ class China(StateCodec):
     min_players = min(PLAYER_COUNTS)
     max_players = max(PLAYER_COUNTS)
     rules_file = str(Path(__file__).with_name("RULES.md"))
+    search_options: ClassVar[dict[str, Any]] = {}
     options: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

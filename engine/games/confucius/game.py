@@ -25,6 +25,9 @@ class Confucius(StateCodec):
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     rules_file = str(Path(__file__).with_name("RULES.md"))
+    #: About 40 actions at a turn, most of them close on the heuristic: without widening, 4 times the
+    #: search effort spread over all of them did not play better (bench/strength.py, issue 4).
+    search_options: ClassVar[dict[str, Any]] = {"root_widening": 0.5}
     options: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

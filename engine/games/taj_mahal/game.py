@@ -22,6 +22,7 @@ class TajMahal(StateCodec):
     options: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}  # no options
     actions = rules.ACTIONS
     rules_file = str(Path(__file__).with_name("RULES.md"))
+    search_options: ClassVar[dict[str, Any]] = {}
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)

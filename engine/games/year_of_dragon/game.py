@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.core import Action, Event, StateCodec, check_players
 
@@ -25,6 +25,7 @@ class YearOfDragon(StateCodec):
     options = OPTIONS
     actions = ACTIONS
     rules_file = str(Path(__file__).with_name("RULES.md"))
+    search_options: ClassVar[dict[str, Any]] = {}
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)
