@@ -45,7 +45,7 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 def named_children(pid: int, name: str) -> list[int]:
-    """The direct children of ``pid`` whose command name starts with ``name``."""
+    """The processes below ``pid`` whose command name starts with ``name``."""
     found = []
     for child in descendants(pid)[1:]:
         with contextlib.suppress(OSError):

@@ -1,0 +1,23 @@
+"""bench/api.py end to end, briefly: it must keep running, and its CPU accounting must see the server."""
+
+from __future__ import annotations
+
+import re
+
+from bench import api
+
+
+def test_the_api_bench_measures_moves_and_who_spent_the_cpu(capsys):
+    argv = ["--clients", "4", "--client-procs", "2", "--seconds", "1.5", "--workers", "1", "--threads", "4"]
+    assert api.main(argv) == 0
+    out = capsys.readouterr().out
+    moves = float(re.search(r"moves/s\s+(\d+)", out).group(1))
+    healthz_cpu, move_cpu = map(
+        float, re.search(r"server CPU ms\s+healthz ([\d.]+)\s+move ([\d.]+)", out).groups()
+    )
+    redis_move_cpu = float(re.search(r"of which Redis\s+healthz [\d.]+\s+move ([\d.]+)", out).group(1))
+    client_move_cpu = float(re.search(r"client CPU ms\s+healthz [\d.]+\s+move ([\d.]+)", out).group(1))
+    assert moves > 0
+    assert 0 < healthz_cpu < move_cpu  # a move (two Redis round trips, the engine) costs more than a ping
+    assert 0 < redis_move_cpu < move_cpu  # Redis is part of the server's share, and only part
+    assert client_move_cpu > 0
