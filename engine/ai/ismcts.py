@@ -162,14 +162,13 @@ def search(game: Game, state: Any, rng: random.Random, config: SearchConfig) -> 
             seat = game.to_move(world)
             if seat is None:
                 break
-            legal = game.legal_actions(world)
+            keyed = [(action_key(a), a) for a in game.legal_actions(world)]
             if node is root and rank is not None:
                 width = math.ceil(config.root_widening * math.sqrt(done + 1))
-                legal = [a for a in legal if rank.get(action_key(a), width) < width]
+                keyed = [(k, a) for k, a in keyed if rank.get(k, width) < width]
             children = node.children
             unexplored = []
-            for action in legal:
-                key = action_key(action)
+            for key, action in keyed:
                 child = children.get(key)
                 if child is None:
                     unexplored.append((key, action))
@@ -185,8 +184,8 @@ def search(game: Game, state: Any, rng: random.Random, config: SearchConfig) -> 
                 break
             best = None
             best_score = -math.inf
-            for action in legal:
-                child = children[action_key(action)]
+            for key, _ in keyed:
+                child = children[key]
                 score = child.reward / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
                 if score > best_score:
                     best, best_score = child, score

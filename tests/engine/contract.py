@@ -121,12 +121,17 @@ class ContractSuite:
         @self._settings()
         @given(st.data())
         def run(data: st.DataObject) -> None:
-            players = data.draw(st.sampled_from(self.player_counts), label="players")
-            options = data.draw(st.sampled_from(self.option_sets), label="options")
-            seed = data.draw(st.integers(0, 2**32), label="seed")
+            players, options, seed = self._draw_game(data)
             self.playout(players, options, seed, seed + pick_offset, on_step)
 
         run()
+
+    def _draw_game(self, data: st.DataObject) -> tuple[int, dict[str, Any], int]:
+        """A player count, an option set and a seed, drawn by hypothesis."""
+        players = data.draw(st.sampled_from(self.player_counts), label="players")
+        options = data.draw(st.sampled_from(self.option_sets), label="options")
+        seed = data.draw(st.integers(0, 2**32), label="seed")
+        return players, options, seed
 
     def _settings(self):
         return settings(
@@ -142,9 +147,7 @@ class ContractSuite:
         @self._settings()
         @given(st.data())
         def run(data: st.DataObject) -> None:
-            players = data.draw(st.sampled_from(self.player_counts), label="players")
-            options = data.draw(st.sampled_from(self.option_sets), label="options")
-            seed = data.draw(st.integers(0, 2**32), label="seed")
+            players, options, seed = self._draw_game(data)
             state, log = self.playout(players, options, seed, seed ^ 0x5EED)
             game = self.game
             result = game.result(state)
