@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 from service.api import ETAG_HEADER, services
 from service.play import Move, etag
 from service.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
-from service.spec import REQUIRED_SEAT
+from service.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/matches", description="Moves")
 
@@ -27,15 +27,23 @@ MOVE_LINKS = {
 @blp.arguments(ActionRequestSchema())
 @blp.arguments(ActionHeadersSchema(), location="headers")
 @blp.response(200, MoveResultSchema, headers=ETAG_HEADER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN", description="The pending decision is another seat's")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT", description="Stale `expected_version`")
-@blp.alt_response(412, response="PRECONDITION_FAILED", description="Stale `If-Match`")
-@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY", description="Illegal action (`rule` names the rule)")
-@blp.alt_response(428, response="PRECONDITION_REQUIRED", description="Neither If-Match nor expected_version")
-@blp.doc(operationId="submitAction", security=REQUIRED_SEAT, responses={200: {"links": MOVE_LINKS}})
+@blp.doc(
+    operationId="submitAction",
+    security=REQUIRED_SEAT,
+    responses={
+        200: {"links": MOVE_LINKS},
+        **errors(
+            401,
+            NOT_YOUR_DECISION,
+            404,
+            (409, "Stale `expected_version`: `details.current_version` is the match's version."),
+            (412, "Stale `If-Match`: `details.current_version` and `ETag` give the match's version."),
+            413,
+            (422, "Malformed request, or an illegal action: `rule` names the rule that forbids it."),
+            (428, "Neither `If-Match` nor `expected_version` was sent."),
+        ),
+    },
+)
 def submit_action(body: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
     """Submit one action for the caller's seat, based on the version the caller saw.
 

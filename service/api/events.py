@@ -12,7 +12,7 @@ from flask_smorest import Blueprint
 from service.api import services
 from service.play import Matches
 from service.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
-from service.spec import OPTIONAL_SEAT
+from service.spec import OPTIONAL_SEAT, errors
 
 blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Events and the action log")
 
@@ -50,12 +50,10 @@ def _stream(matches: Matches, match_id: str, seat: int | None, after: str, kind:
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.arguments(EventsHeadersSchema(), location="headers")
 @blp.response(200, EventsPageSchema)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(
     operationId="getEvents",
     security=OPTIONAL_SEAT,
-    responses={200: {"content": {NDJSON: _STREAM_DOC, SSE: _STREAM_DOC}}},
+    responses={200: {"content": {NDJSON: _STREAM_DOC, SSE: _STREAM_DOC}}, **errors(401, 404)},
 )
 def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
     """The caller's events after ``after`` (private events only reach their seat).
@@ -79,9 +77,7 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
 
 @blp.route("/<match_id>/log", methods=["GET"])
 @blp.response(200, LogSchema)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getLog", security=OPTIONAL_SEAT)
+@blp.doc(operationId="getLog", security=OPTIONAL_SEAT, responses=errors(401, 404))
 def get_log(match_id: str) -> dict[str, Any]:
     """The action log: complete (with the seed, for replay) once the match is over; during play only
     the actions the caller may see, as they were shown to them."""

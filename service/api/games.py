@@ -12,6 +12,7 @@ from engine.core import Game
 from service.api import services
 from service.errors import not_found
 from service.schemas.games import GameListSchema, GameSchema
+from service.spec import errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Registered games")
 
@@ -36,7 +37,7 @@ def list_games() -> dict[str, Any]:
 
 @blp.route("/<game_id>")
 @blp.response(200, GameSchema)
-@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(responses=errors(404))
 def get_game(game_id: str) -> dict[str, Any]:
     """Player counts, options with defaults, and the JSON schema of every action type."""
     game = services().matches.game(game_id)
@@ -45,8 +46,7 @@ def get_game(game_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/rules")
 @blp.response(200, content_type="text/markdown", description="The game's RULES.md")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}})
+@blp.doc(responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **errors(404)})
 def rules(game_id: str) -> Response:
     """The complete rules the engine implements (rule ids in errors refer to them)."""
     path = Path(services().matches.game(game_id).rules_file)

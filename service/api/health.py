@@ -11,6 +11,7 @@ from flask_smorest import Blueprint
 from service.api import services
 from service.errors import ApiError
 from service.schemas.health import StatusSchema
+from service.spec import errors
 
 blp = Blueprint("health", __name__, description="Operations")
 
@@ -24,7 +25,7 @@ def healthz() -> dict[str, Any]:
 
 @blp.route("/readyz")
 @blp.response(200, StatusSchema)
-@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(responses=errors(503))
 def readyz() -> dict[str, Any]:
     """Redis and the bots queue are reachable."""
     matches = services().matches

@@ -14,7 +14,7 @@ from service.bots import JobInfo
 from service.errors import ApiError, not_found
 from service.play import check_decision, stale
 from service.schemas.hints import HintRequestSchema, JobSchema
-from service.spec import REQUIRED_SEAT
+from service.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
 
 blp = Blueprint("hints", __name__, description="Bot suggestions for human seats")
 
@@ -42,15 +42,13 @@ def job_document(info: JobInfo) -> dict[str, Any]:
 @blp.route("/v1/matches/<match_id>/hint", methods=["POST"])
 @blp.arguments(HintRequestSchema())
 @blp.response(202, JobSchema, headers=LOCATION)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN", description="The pending decision is another seat's")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.doc(
     operationId="requestHint",
     security=REQUIRED_SEAT,
-    responses={202: {"links": {"GetJob": {"operationId": "getJob", "parameters": _JOB}}}},
+    responses={
+        202: {"links": {"GetJob": {"operationId": "getJob", "parameters": _JOB}}},
+        **errors(401, NOT_YOUR_DECISION, 404, 413, 422),
+    },
 )
 def request_hint(body: dict[str, Any], match_id: str) -> Any:
     """Ask a bot (``level``, ``think_ms``) for a move for the caller's pending decision.
@@ -76,11 +74,16 @@ def request_hint(body: dict[str, Any], match_id: str) -> Any:
     200, JobSchema, description="Done: `finished` with the suggested `action`, or `failed` (ask again)"
 )
 @blp.alt_response(202, schema=JobSchema, description="Still running; poll again", headers=RETRY_AFTER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN", description="The job belongs to another seat")
-@blp.alt_response(404, response="NOT_FOUND", description="Unknown or expired job")
-@blp.alt_response(409, response="CONFLICT", description="The match moved on before the bot could answer")
-@blp.doc(operationId="getJob", security=REQUIRED_SEAT)
+@blp.doc(
+    operationId="getJob",
+    security=REQUIRED_SEAT,
+    responses=errors(
+        401,
+        (403, "The job belongs to another seat."),
+        (404, "Unknown or expired job."),
+        (409, "The match moved on before the bot could answer."),
+    ),
+)
 def get_job(job_id: str) -> Any:
     """A hint job of the caller's seat: 202 while it runs, 200 with the suggested action once done.
 

@@ -18,7 +18,7 @@ from service.schemas.matches import (
     MatchListSchema,
     MatchSchema,
 )
-from service.spec import OPTIONAL_SEAT, REQUIRED_SEAT
+from service.spec import NOT_YOUR_DECISION, OPTIONAL_SEAT, REQUIRED_SEAT, errors
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches and what a seat sees")
 
@@ -56,9 +56,7 @@ def not_modified(version: int) -> Response | None:
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateMatchSchema())
 @blp.response(201, CreatedMatchSchema, headers={"Location": {"schema": {"type": "string"}}})
-@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(operationId="createMatch", responses={201: {"links": CREATED_LINKS}})
+@blp.doc(operationId="createMatch", responses={201: {"links": CREATED_LINKS}, **errors(413, 422)})
 def create_match(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a match.  The response carries each human seat's token: the only time it is shown.
 
@@ -92,9 +90,7 @@ def list_matches(query: dict[str, Any]) -> dict[str, Any]:
 @blp.arguments(ConditionalGetSchema(), location="headers")
 @blp.response(200, MatchSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not modified: the version in If-None-Match is current")
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getMatch", security=OPTIONAL_SEAT)
+@blp.doc(operationId="getMatch", security=OPTIONAL_SEAT, responses=errors(401, 404))
 def get_match(_headers: dict[str, Any], match_id: str) -> Any:
     """The match as the caller's seat sees it (bearer seat token), or as a spectator (no token)."""
     matches = services().matches
@@ -108,10 +104,11 @@ def get_match(_headers: dict[str, Any], match_id: str) -> Any:
 
 @blp.route("/<match_id>/legal-actions", methods=["GET"])
 @blp.response(200, LegalActionsSchema, headers=ETAG_HEADER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN", description="The pending decision is another seat's")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getLegalActions", security=REQUIRED_SEAT, responses={200: {"links": LEGAL_LINKS}})
+@blp.doc(
+    operationId="getLegalActions",
+    security=REQUIRED_SEAT,
+    responses={200: {"links": LEGAL_LINKS}, **errors(401, NOT_YOUR_DECISION, 404)},
+)
 def legal_actions(match_id: str) -> Any:
     """Every action the caller's seat may submit now (only when the pending decision is theirs)."""
     body = services().matches.legal_actions(match_id, request.headers.get("Authorization"))
