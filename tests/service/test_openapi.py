@@ -18,21 +18,22 @@ def test_committed_spec_is_up_to_date():
     assert COMMITTED.read_text(encoding="utf-8") == render(create_app(Config(redis_url=OFFLINE_REDIS_URL)))
 
 
-def _patterns(node):
+def _strings_under(key, node):
+    """Every string value of ``key`` anywhere in a JSON document."""
     if isinstance(node, dict):
-        if isinstance(node.get("pattern"), str):
-            yield node["pattern"]
+        if isinstance(node.get(key), str):
+            yield node[key]
         for value in node.values():
-            yield from _patterns(value)
+            yield from _strings_under(key, value)
     elif isinstance(node, list):
         for value in node:
-            yield from _patterns(value)
+            yield from _strings_under(key, value)
 
 
 def test_every_pattern_in_the_spec_is_a_valid_ecma_regex():
     """Client generators and validators read patterns as ECMA-262 regexes, which refuse some that
     Python accepts (a range of lone surrogates): a rejected pattern is silently dropped by tools."""
-    patterns = list(_patterns(json.loads(COMMITTED.read_text(encoding="utf-8"))))
+    patterns = list(_strings_under("pattern", json.loads(COMMITTED.read_text(encoding="utf-8"))))
     assert patterns
     for pattern in patterns:
         jsonschema_rs.validator_for({"type": "string", "pattern": pattern})  # raises if invalid
@@ -53,23 +54,12 @@ def test_served_spec_documents_every_action_type_and_error_status(client, app):
     assert set(created["links"]) >= {"GetMatch", "GetLegalActions", "SubmitAction", "GetEvents", "GetLog"}
 
 
-def _refs(node):
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for value in node.values():
-            yield from _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs(value)
-
-
 def test_every_reference_resolves_and_move_errors_say_what_they_mean():
     """flask-smorest registers its response components only when referenced by name: a reference
     built by hand to one nobody else names would dangle.  The move's error statuses carry the
     operation's own descriptions (service.spec.errors), which a bare component reference cannot."""
     spec = json.loads(COMMITTED.read_text(encoding="utf-8"))
-    refs = set(_refs(spec))
+    refs = set(_strings_under("$ref", spec))
     assert refs
     for ref in refs:
         node = spec
