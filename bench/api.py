@@ -286,19 +286,23 @@ def main(argv: list[str] | None = None) -> int:
         "move latency ms      "
         + "  ".join(f"p{q} {percentile(latencies, q) * 1000:.1f}" for q in (50, 95, 99))
     )
-    healthz_cost = healthz_server_cpu / max(1, sum(hits)) * 1000
-    move_cost = play_server_cpu / max(1, len(latencies)) * 1000
+    n_healthz, n_moves = sum(hits), len(latencies)
+
+    def ms(spent: float, requests: int) -> float:
+        return spent / max(1, requests) * 1000
+
+    healthz_cost, move_cost = ms(healthz_server_cpu, n_healthz), ms(play_server_cpu, n_moves)
     print(
         f"server CPU ms        healthz {healthz_cost:.3f}  move {move_cost:.3f}  "
         f"(healthz/move {healthz_cost / move_cost:.0%}: the moves/s share a CPU-bound server reaches)"
     )
     print(
-        f"  of which Redis     healthz {healthz_redis_cpu / max(1, sum(hits)) * 1000:.3f}  "
-        f"move {play_redis_cpu / max(1, len(latencies)) * 1000:.3f}"
+        f"  of which Redis     healthz {ms(healthz_redis_cpu, n_healthz):.3f}  "
+        f"move {ms(play_redis_cpu, n_moves):.3f}"
     )
     print(
-        f"client CPU ms        healthz {healthz_client_cpu / max(1, sum(hits)) * 1000:.3f}  "
-        f"move {play_client_cpu / max(1, len(latencies)) * 1000:.3f}"
+        f"client CPU ms        healthz {ms(healthz_client_cpu, n_healthz):.3f}  "
+        f"move {ms(play_client_cpu, n_moves):.3f}"
     )
     return 0
 
