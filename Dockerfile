@@ -4,9 +4,9 @@
 #   docker run -e TABLETOP_REDIS_URL=... tabletop worker                           RQ worker: bot turns, their
 #                                                          retries, and the periodic sweep for stalled turns
 #   docker run -e TABLETOP_REDIS_URL=... tabletop sweep                            one sweep now, then exit
-# The API is gunicorn with gthread workers: 2 processes x 16 threads by default, sized for a pod with
-# 2 CPUs (one process per CPU; a thread per concurrent request, event streams hold one each).  Override
-# with: tabletop serve --workers N --threads T.
+# The API is gunicorn with gevent workers: 2 processes by default, sized for a pod with 2 CPUs (one
+# process per CPU).  A process holds thousands of connections: an open event stream or long-poll costs
+# memory, not a thread.  Override with: tabletop serve --workers N (and the TABLETOP_* settings).
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
@@ -53,4 +53,4 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('TABLETOP_PORT', '8000'), timeout=4)"]
 ENTRYPOINT ["tabletop"]
-CMD ["serve", "--workers", "2", "--threads", "16"]
+CMD ["serve", "--workers", "2"]

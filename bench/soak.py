@@ -32,7 +32,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from bench.api import ROOT, Client, free_port, percentile
+from bench.api import ROOT, Client, free_port, percentile, start_server
 from bench.procs import rss_mb
 from service.devredis import PrivateRedis
 
@@ -200,31 +200,17 @@ def client_process(first: int, count: int, port: int, stop_at: float, game_id: s
     results.extend(local)
 
 
-def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "service.cli", *args], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-
-
-def run(seconds: float, clients: int, procs: int, workers: int, threads: int, game_id: str) -> dict[str, Any]:
+def run(seconds: float, clients: int, procs: int, workers: int, game_id: str) -> dict[str, Any]:
     """The soak; returns its figures (also used by the short soak test)."""
     port = free_port()
     data_dir = tempfile.mkdtemp(prefix="tabletop-soak-")
     with PrivateRedis(data_dir=data_dir) as redis_url:
-        env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_ALLOW_SEED": "1",
-               "TABLETOP_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}  # fmt: skip
-        api = start(["serve", "--port", str(port), "--workers", str(workers), "--threads", str(threads)], env)
-        worker = start(["worker"], env)
+        env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
+               "PYTHONPATH": str(ROOT)}  # fmt: skip
+        api = start_server(redis_url, port, workers)
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if Client(port).call("GET", "/readyz")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if api.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the API did not start")
-                time.sleep(0.2)
             stop_at = time.monotonic() + seconds
             with mp.Manager() as manager:
                 results = manager.list()
@@ -255,7 +241,7 @@ def run(seconds: float, clients: int, procs: int, workers: int, threads: int, ga
     return {"recorder": rec, "memory_start": memory_start, "memory_end": memory_end, "seconds": seconds}
 
 
-def report(figures: dict[str, Any], clients: int, workers: int, threads: int, game_id: str) -> int:
+def report(figures: dict[str, Any], clients: int, workers: int, game_id: str) -> int:
     """Print the figures; 1 when the run missed a target (a 5xx, a lost move, a stalled bot match)."""
     rec: Recorder = figures["recorder"]
     seconds = figures["seconds"]
@@ -264,8 +250,8 @@ def report(figures: dict[str, Any], clients: int, workers: int, threads: int, ga
     transport = sum(n for s, n in rec.status.items() if s.startswith("transport"))
     moves = rec.count["human moves"] + rec.count["bot moves"]
     print(
-        f"soak: {seconds:g} s game={game_id} clients={clients} (roles {'/'.join(ROLES)}) gunicorn "
-        f"workers={workers} threads={threads} bot workers=1 cpus={os.cpu_count()}"
+        f"soak: {seconds:g} s game={game_id} clients={clients} (roles {'/'.join(ROLES)}) server "
+        f"processes={workers} bot workers=1 cpus={os.cpu_count()}"
     )
     count = rec.count
     print(

@@ -4,24 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 from flask import Flask
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
 from engine.core import Game
 from engine.registry import GAMES
-from service import errors, http_policy, limits, logs
+from service import errors, http_policy, limits, logs, serving
 from service.api import EXTENSION, Services, register_blueprints
 from service.config import Config
 from service.json_provider import OrjsonProvider
+from service.live import LiveEvents
 from service.metrics import Metrics
+from service.play import Matches
 from service.schemas.errors import ErrorSchema
 from service.spec import describe_match_request, register_components
-from service.store import Store
+from service.store import Store, connect
 
 #: A placeholder URL for apps that never touch Redis (``tabletop spec``): redis-py connects lazily.
 OFFLINE_REDIS_URL = "redis://localhost:6379/0"
+
+
+class SeatLoggingMatches(Matches):
+    """:class:`Matches` that notes the caller's seat for the access line: the seat is known only once
+    the token has been checked against the match, inside the operation."""
+
+    @staticmethod
+    def caller(*args: Any, **kwargs: Any) -> int | None:
+        seat = Matches.caller(*args, **kwargs)
+        logs.annotate(seat=seat)
+        return seat
 
 
 class TabletopApi(Api):
@@ -59,19 +71,33 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
             }
         },
     )
-    # redis-py's default 5 s socket timeout would cut the blocking reads of long-polls and event streams
-    # (up to max_wait_seconds / heartbeat_seconds): allow those, and still notice a hung Redis.
-    blocking = max(config.max_wait_seconds, config.heartbeat_seconds)
-    store = Store(redis.Redis.from_url(config.redis_url, socket_timeout=blocking + 5))
+    # Nothing blocks on Redis while a client waits (service.live), so every command can fail fast: a
+    # hung Redis is a 503 within about redis_timeout_seconds, not a stuck request.
+    store = Store(
+        connect(
+            config.redis_url,
+            timeout=config.redis_timeout_seconds,
+            max_connections=config.max_active_requests + serving.SPARE_REDIS_CONNECTIONS,
+        )
+    )
+    live = LiveEvents(
+        store,
+        max_waiters=config.max_waiters,
+        max_per_address=config.max_waiters_per_address,
+        confirm_timeout=2 * config.redis_timeout_seconds,
+    )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
     limits.install(app, config, store.redis)
     http_policy.install(app, config)
-    metrics = Metrics(store)
-    app.extensions[EXTENSION] = Services(config, logs.SeatLoggingMatches(store, games, config), metrics)
+    metrics = Metrics(store, live)
+    app.extensions[EXTENSION] = Services(config, SeatLoggingMatches(store, games, config), metrics, live)
     api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
     register_components(api.spec, games)
     register_blueprints(app, api)
     describe_match_request(api.spec, games)
     errors.register(app)
     metrics.install(app)
+    app.wsgi_app = serving.Admission(  # type: ignore[method-assign]
+        app.wsgi_app, config.max_active_requests, config.queue_timeout_seconds
+    )
     return app

@@ -49,36 +49,36 @@ def cmd_spec(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the API with gunicorn; without TABLETOP_REDIS_URL, on a private Redis (development mode)."""
+    # gevent patches the standard library in each server process (service.serving.Worker), after the
+    # fork: this process must not import redis-py, whose names imported from ssl patching would miss.
+    from service import devredis, serving
     from service.config import Config
-    from service.devredis import PrivateRedis
 
     overrides: dict[str, Any] = {}
     if args.host is not None:
         overrides["host"] = args.host
     if args.port is not None:
         overrides["port"] = args.port
+    if args.connections is not None:
+        overrides["max_connections"] = args.connections
     config = Config.from_env(**overrides)
     private = None
     bot_worker = None
     if not config.redis_url:
-        from workers.worker import spawn
-
-        private = PrivateRedis(data_dir=str(DEV_DATA_DIR))
+        private = devredis.PrivateRedis(data_dir=str(DEV_DATA_DIR))
         config = Config.from_env(redis_url=private.start(), **overrides)
         print(f"development mode: private Redis at {config.redis_url} (data in {DEV_DATA_DIR}/)", flush=True)
-        bot_worker = spawn(config.redis_url)
+        bot_worker = devredis.spawn_worker(config.redis_url)
         print(f"development mode: bot worker running beside the API (pid {bot_worker.pid})", flush=True)
     owner = os.getpid()
     try:
-        run_gunicorn(config, workers=args.workers, threads=args.threads)
+        serving.run(config, workers=args.workers)
     finally:
-        # gunicorn forks its workers inside run_gunicorn, and an exiting worker unwinds through here
+        # gunicorn forks its workers inside serving.run, and an exiting worker unwinds through here
         # too: only the process that started the Redis and the bot worker may stop them.
         if os.getpid() == owner:
             if bot_worker is not None:
-                from workers.worker import stop
-
-                stop(bot_worker)
+                devredis.stop(bot_worker)
             if private is not None:
                 private.stop()
     return 0
@@ -124,29 +124,6 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_gunicorn(config: Any, workers: int, threads: int) -> None:
-    """Run the app under gunicorn's threaded workers (event streams and long-polls hold a thread)."""
-    from gunicorn.app.base import BaseApplication
-
-    from service.app import create_app
-    from service.logs import logging_config
-
-    class Server(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            self.cfg.set("bind", f"{config.host}:{config.port}")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", threads)
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("timeout", int(config.stream_max_seconds) + 60)
-            self.cfg.set("accesslog", None)
-            self.cfg.set("logconfig_dict", logging_config(config.log_level))
-
-        def load(self) -> Any:
-            return create_app(config)
-
-    Server().run()
-
-
 def main(argv: list[str] | None = None) -> int:
     from engine.registry import GAMES
 
@@ -160,8 +137,15 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve the HTTP API (TABLETOP_* environment variables configure it)")
     serve.add_argument("--host", help="bind address (default TABLETOP_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default TABLETOP_PORT or 8000)")
-    serve.add_argument("--workers", type=int, default=1, help="gunicorn worker processes")
-    serve.add_argument("--threads", type=int, default=16, help="threads per worker (streams hold one each)")
+    serve.add_argument(
+        "--workers", type=int, default=1, help="server processes (gunicorn workers, one per CPU)"
+    )
+    serve.add_argument(
+        "--connections",
+        type=int,
+        help="open connections per process (default TABLETOP_MAX_CONNECTIONS or 12000); waiting clients "
+        "cost memory, not threads",
+    )
     serve.set_defaults(func=cmd_serve)
     worker = sub.add_parser("worker", help="run an RQ worker playing bot seats (needs TABLETOP_REDIS_URL)")
     worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")

@@ -2,6 +2,7 @@
 -- KEYS: meta, state, events, log [, idempotency record]   (one hash tag: same cluster slot)
 -- ARGV: expected version, encoded state, log entry, expire seconds (0 = keep), idempotency record,
 --       idempotency seconds, number of meta field/value items, meta items..., events...
+-- Publishes the new version on the channel named like the events stream (KEYS[3]): live readers wake.
 -- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
@@ -31,6 +32,7 @@ redis.call('RPUSH', KEYS[4], ARGV[3])
 if KEYS[5] then
   redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
 end
+redis.call('PUBLISH', KEYS[3], version)
 local expire = tonumber(ARGV[4])
 if expire > 0 then
   for i = 1, 4 do

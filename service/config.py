@@ -34,6 +34,8 @@ class Config:
     max_wait_seconds: float = 30.0
     #: A streaming events response writes a heartbeat at least this often.
     heartbeat_seconds: float = 15.0
+    #: Events arriving within this long of a stream's last write go out together in its next write.
+    stream_batch_seconds: float = 0.1
     #: A stream is closed after this long; clients reconnect with ``after``/``Last-Event-ID``.
     stream_max_seconds: float = 3600.0
     #: Default and maximum page size of ``GET /v1/matches``.
@@ -49,6 +51,28 @@ class Config:
     cors_origins: str = ""
     #: Level of the JSON logs on stderr (DEBUG, INFO, WARNING, ...).
     log_level: str = "INFO"
+    #: Seconds a Redis command may take (connect, or read its reply) before the request fails with 503;
+    #: a dropped connection is retried once, a timeout never (a hung Redis must not hold a client).
+    redis_timeout_seconds: float = 1.0
+    #: Requests one API process works on at once (the others wait in line, in arrival order, at most
+    #: ``queue_timeout_seconds``, then get 503).  Also bounds its Redis connections.  Waiting clients
+    #: (streams, long-polls) hold no place while they wait, and ``/healthz`` never waits in line.
+    max_active_requests: int = 32
+    queue_timeout_seconds: float = 10.0
+    #: Clients waiting for events (open streams and long-polls) one API process serves at most, and at
+    #: most per client address; beyond that a new one gets 429 with Retry-After.
+    max_waiters: int = 10_000
+    max_waiters_per_address: int = 500
+    #: Open connections one API process accepts (waiting clients, keep-alive and requests in flight);
+    #: beyond that it accepts no more until one closes.
+    max_connections: int = 12_000
+    #: Seconds a client has to send a request's line and headers (and how long an idle keep-alive
+    #: connection is kept), and to send its whole body; slower clients are dropped (the body with 408).
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 10.0
+    #: Seconds a response write may wait for a client that does not read (a stalled stream) before
+    #: the connection is dropped.
+    send_timeout_seconds: float = 30.0
     #: Seconds between two sweeps for bot turns that have no live job (``tabletop worker``).
     sweep_seconds: int = 30
     #: A running bot job whose worker has sent no heartbeat for this long is presumed dead; the sweep

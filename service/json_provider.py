@@ -9,6 +9,7 @@ they are small, and its error behaviour on malformed input is what the API's 400
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -16,6 +17,14 @@ from flask import Response
 from flask.json.provider import DefaultJSONProvider
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def dumps_bytes(obj: Any) -> bytes:
+    """Compact JSON of plain data (events): orjson, or the standard encoder for what orjson refuses."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 class OrjsonProvider(DefaultJSONProvider):

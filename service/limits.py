@@ -1,9 +1,10 @@
 """Rate limits per client address and per seat token, counted in the service's own Redis.
 
 Counting in Redis (not in each process) makes a limit hold across every gunicorn worker and API pod.
-Both limits are shared by all ``/v1`` endpoints, so a client cannot multiply its budget by spreading
-requests over routes; probes, metrics and docs are never limited (a throttled probe would restart a
-healthy pod).  A refused request is a 429 in the API's error shape with ``Retry-After`` in seconds.
+Both limits are shared by every path a client can call (the API, its spec and docs, metrics, unknown
+paths and methods), so a client cannot multiply its budget by spreading requests over routes.  Only
+the probes are exempt: ``/healthz`` must never touch Redis, and a throttled probe would restart a
+healthy pod.  A refused request is a 429 in the API's error shape with ``Retry-After`` in seconds.
 
 The token limit is keyed by the token's SHA-256, so no seat token is ever written to Redis.  The
 address is the peer's, or the client's as reported by ``trusted_proxies`` reverse proxies (see
@@ -27,8 +28,8 @@ from service import auth
 from service.config import Config
 from service.errors import ApiError
 
-#: Only these paths are limited.
-LIMITED_PREFIX = "/v1/"
+#: The paths never limited: the orchestrator's probes.
+PROBES = frozenset({"/healthz", "/readyz"})
 #: Redis keys of the counters start with this (outside the ``tt:`` match keys).
 KEY_PREFIX = "tt:limits"
 #: The OpenAPI response component every limited operation refers to for 429.
@@ -52,11 +53,11 @@ def _without_token() -> bool:
 
 
 def _exempt() -> bool:
-    return request.method == "OPTIONS" or not request.path.startswith(LIMITED_PREFIX)
+    return request.method == "OPTIONS" or (request.method in ("GET", "HEAD") and request.path in PROBES)
 
 
 def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
-    """Limit the app's ``/v1`` endpoints as ``config`` says; ``None`` when no limit is set."""
+    """Limit every path but the probes as ``config`` says; ``None`` when no limit is set."""
     for name in ("rate_limit_address", "rate_limit_token"):
         try:  # fail at start-up, not with a 500 on the first request
             parse_many(getattr(config, name) or "1/second")
@@ -83,6 +84,9 @@ def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
         storage_uri="redis://",
         storage_options={"connection_pool": client.connection_pool, "key_prefix": KEY_PREFIX},
         headers_enabled=False,
+        # flask-limiter exempts requests by their endpoint: none (an unknown path or method) or a static
+        # one (the docs' files).  One name for every request leaves the exemptions to _exempt.
+        request_identifier=lambda: "request",
     )
     limiter.request_filter(_exempt)
 
@@ -102,13 +106,15 @@ def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
 
 
 class RateLimitDoc(BasePlugin):  # type: ignore[misc]
-    """apispec plugin: every ``/v1`` operation documents the 429 a deployment's limits may answer."""
+    """apispec plugin: every operation but the probes documents the 429 a deployment's limits may answer."""
 
     def init_spec(self, spec: APISpec) -> None:
         spec.components.response(
             RESPONSE,
             {
-                "description": "Too many requests from this address or seat token; retry later.",
+                "description": "Too many requests from this address or seat token, or (event streams and "
+                "long-polls) too many waiting clients on this server or from this address; retry after "
+                "`Retry-After` seconds.",
                 "headers": {
                     "Retry-After": {
                         "description": "Seconds to wait before retrying.",
@@ -120,6 +126,6 @@ class RateLimitDoc(BasePlugin):  # type: ignore[misc]
         )
 
     def operation_helper(self, path: str | None = None, operations: dict | None = None, **_: Any) -> None:
-        if path and path.startswith(LIMITED_PREFIX) and operations:
+        if path and path not in PROBES and operations:
             for operation in operations.values():
                 operation.setdefault("responses", {})["429"] = RESPONSE

@@ -23,8 +23,6 @@ from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 
-from service.play import Matches
-
 ACCESS = logging.getLogger("service.access")
 REQUEST_ID_HEADER = "X-Request-ID"
 #: A client's request id is kept only if it is this tame (it is echoed in a header and logged).
@@ -93,17 +91,6 @@ def configure(level: str) -> None:
 def annotate(**fields: Any) -> None:
     """Add facts to the current request's access line (only ids and numbers: it is logged as is)."""
     g.setdefault("access_fields", {}).update(fields)
-
-
-class SeatLoggingMatches(Matches):
-    """:class:`Matches` that notes the caller's seat for the access line: the seat is known only once
-    the token has been checked against the match, inside the operation."""
-
-    @staticmethod
-    def caller(*args: Any, **kwargs: Any) -> int | None:
-        seat = Matches.caller(*args, **kwargs)
-        annotate(seat=seat)
-        return seat
 
 
 def _version(response: Response) -> int | None:

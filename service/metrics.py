@@ -1,4 +1,4 @@
-"""Prometheus metrics: requests by route and status, move latency, active matches.
+"""Prometheus metrics: requests by route and status, move latency, active matches, waiting clients.
 
 Each app gets its own registry (tests build many apps).  Under gunicorn with several workers, set
 ``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's own switch) and ``/metrics`` aggregates all workers.
@@ -12,13 +12,24 @@ import time
 from collections.abc import Iterator
 
 from flask import Flask, Response, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from service.live import LiveEvents
 from service.store import Store
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+#: The methods that get a label of their own; any other (a client may send any token) is ``other``,
+#: so invented methods cannot grow the exposition without bound.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class _ActiveMatches:
@@ -34,7 +45,7 @@ class _ActiveMatches:
 
 
 class Metrics:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, live: LiveEvents) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "tabletop_http_requests",
@@ -48,6 +59,25 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=self.registry,
         )
+        # livesum: under several gunicorn processes, the sum over the live ones.
+        waiting = Gauge(
+            "tabletop_waiting_clients",
+            "Clients waiting for events (open streams and long-polls)",
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
+        feeds = Gauge(
+            "tabletop_live_feeds",
+            "Matches with waiting clients, counted once per API process that holds some",
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
+
+        def report(waiters: int, matches: int) -> None:
+            waiting.set(waiters)
+            feeds.set(matches)
+
+        live.report = report
         self.exposition = CollectorRegistry()
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             MultiProcessCollector(self.exposition)
@@ -63,7 +93,8 @@ class Metrics:
         @app.after_request
         def _count(response: Response) -> Response:
             rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
-            self.requests.labels(request.method, rule, str(response.status_code)).inc()
+            method = request.method if request.method in METHODS else "other"
+            self.requests.labels(method, rule, str(response.status_code)).inc()
             return response
 
     def observe_move(self) -> None:

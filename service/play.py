@@ -11,7 +11,7 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from engine.core import (
 from service import auth, bots
 from service.config import Config
 from service.errors import ApiError, invalid, not_found
+from service.live import LiveEvent, Subscription, client_event
 from service.store import (
     ACTIVE,
     FINISHED,
@@ -45,11 +46,6 @@ CREATED = "match_created"
 OVER = "match_over"
 #: Events read from the stream per JSON response (the client pages on with ``after=last_id``).
 EVENTS_PER_PAGE = 1000
-
-
-def client_event(stored: StoredEvent) -> dict[str, Any]:
-    """An event as clients get it: its stream id, without the audience list."""
-    return {"id": stored.id, **{k: v for k, v in stored.event.items() if k != "visible_to"}}
 
 
 def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
@@ -324,42 +320,68 @@ class Matches:
         return [client_event(r) for r in rows if event_visible(r.event, seat)], last
 
     def poll_events(
-        self, match_id: str, seat: int | None, after: str, wait: float
+        self,
+        match_id: str,
+        seat: int | None,
+        after: str,
+        wait: float,
+        subscribe: Callable[[], Subscription],
     ) -> tuple[list[dict[str, Any]], str]:
-        """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds."""
-        deadline = time.monotonic() + min(wait, self.config.max_wait_seconds)
-        while True:
-            events, after = self.visible_events(match_id, seat, after, EVENTS_PER_PAGE)
-            remaining = deadline - time.monotonic()
-            if events or remaining <= 0:
-                return events, after
-            self.store.wait_events(match_id, after, remaining)
+        """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds
+        (or when the client has gone).  Only a poll that must wait subscribes to live events."""
+        events, after = self.visible_events(match_id, seat, after, EVENTS_PER_PAGE)
+        wait = min(wait, self.config.max_wait_seconds)
+        if events or wait <= 0:
+            return events, after
+        deadline = time.monotonic() + wait
+        with subscribe() as sub:
+            rows = sub.backlog(after)
+            while True:
+                if rows:
+                    after = rows[-1].id
+                    events = [r.client for r in rows if event_visible(r.event, seat)]
+                remaining = deadline - time.monotonic()
+                if events or remaining <= 0 or sub.client_gone():
+                    return events, after
+                rows = sub.take(remaining)
 
-    def stream_events(self, match_id: str, seat: int | None, after: str) -> Iterator[dict[str, Any] | None]:
-        """Events for a streaming response; ``None`` items are heartbeats, due whenever nothing was
-        written for ``heartbeat_seconds`` (events other seats may see do not count).  Ends after
-        ``match_over`` (at once when the match is over and ``after`` is past it), or after
-        ``stream_max_seconds`` (the client reconnects with the last id)."""
+    def stream_events(
+        self, sub: Subscription, seat: int | None, backlog: list[LiveEvent], *, over: bool
+    ) -> Iterator[list[LiveEvent] | None]:
+        """Events for a streaming response, in batches (what arrived together), the ``backlog`` first
+        (:meth:`Subscription.backlog`); ``None`` items are heartbeats, due whenever nothing was written
+        for ``heartbeat_seconds`` (events other seats may see do not count).  Ends after ``match_over``
+        (at once when the match was ``over`` already and the backlog is past it), after
+        ``stream_max_seconds`` (the client reconnects with the last id), or when the client has gone.
+
+        After a write, events arriving within ``stream_batch_seconds`` wait and go out together: a
+        match played at machine speed costs its followers a write per batch, not one per event,
+        while a match played at human speed is not delayed at all."""
         beat = self.config.heartbeat_seconds
         written = time.monotonic()
         deadline = written + self.config.stream_max_seconds
+        rows = backlog
+        del backlog  # events go out once: a waiting stream keeps none of them
         while True:
-            rows = self.store.events_after(match_id, after, EVENTS_PER_PAGE)
-            for row in rows:
-                after = row.id
-                if event_visible(row.event, seat):
-                    yield client_event(row)
-                    written = time.monotonic()
-                if row.event["type"] == OVER:
-                    return
+            visible = [r for r in rows if event_visible(r.event, seat)]
+            ended = over or any(r.type == OVER for r in rows)
+            del rows
+            if visible:
+                yield visible
+                written = time.monotonic()
+            if ended:
+                return
             clock = time.monotonic()
-            if clock >= deadline or (not rows and self.meta(match_id).status == FINISHED):
+            if clock >= deadline or sub.client_gone():
                 return
             if clock - written >= beat:
                 yield None
                 written = clock
-            if not rows:
-                self.store.wait_events(match_id, after, min(written + beat, deadline) - clock)
+            lull = written + self.config.stream_batch_seconds - clock
+            if visible and lull > 0:
+                time.sleep(lull)  # events arriving meanwhile go out in one write
+            del visible
+            rows = sub.take(min(written + beat, deadline) - time.monotonic())
 
     def action_log(self, meta: MatchMeta, seat: int | None) -> dict[str, Any]:
         """The full log and seed once over; before that, only the action events ``seat`` may see."""

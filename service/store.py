@@ -11,6 +11,10 @@ Cluster slot and the commit script may touch all of it):
 ``tt:{m:<id>}:log``     list of ``{"version", "seat", "action"}``: the full action log, for replays
 ``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
 
+Every commit also publishes the new version on the pub/sub channel named like the events stream, so
+one subscriber per API process learns of new events without polling (see :mod:`service.live`); the
+stream stays the record: a subscriber that missed a message reads the stream from where it was.
+
 Listing indexes (sorted sets scored by a creation sequence) live outside the hash tag and are written
 after the match keys; a listing drops and prunes ids whose match has expired.
 
@@ -29,6 +33,9 @@ from importlib.resources import files
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
+from redis.client import PubSub
+from redis.retry import Retry
 
 ACTIVE = "active"
 FINISHED = "finished"
@@ -44,6 +51,36 @@ def _key(match_id: str, part: str) -> str:
 
 def _index(game: str, status: str) -> str:
     return f"tt:idx:{game}:{status}"
+
+
+def notify_channel(match_id: str) -> str:
+    """The pub/sub channel a commit publishes the match's new version on (the events stream's name)."""
+    return _key(match_id, "events")
+
+
+def match_of_channel(channel: bytes) -> str:
+    """The match id in a :func:`notify_channel` name."""
+    return channel.decode().split("{m:", 1)[1].split("}", 1)[0]
+
+
+def connect(url: str, *, timeout: float | None = None, max_connections: int | None = None) -> redis.Redis:
+    """A client for the API and the workers: every command fails after ``timeout`` seconds (connect or
+    reply), and a command whose connection dropped is retried once on a new one; a timeout is not
+    retried, so a hung Redis costs a caller one timeout, not several.  With ``max_connections`` the
+    pool blocks (up to ``timeout``) rather than opening more.
+    """
+    options: dict[str, Any] = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+        "retry_on_error": [redis.ConnectionError],
+    }
+    if max_connections is None:
+        return redis.Redis.from_url(url, **options)
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=timeout, **options
+    )
+    return redis.Redis(connection_pool=pool)
 
 
 @dataclass
@@ -283,11 +320,19 @@ class Store:
         rows = self.redis.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
         return [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
 
-    def wait_events(self, match_id: str, after: str, timeout_s: float) -> bool:
-        """Block until the stream has an entry after ``after`` or ``timeout_s`` passes; True if it has."""
-        ms = max(1, int(timeout_s * 1000))
-        reply = self.redis.xread({_key(match_id, "events"): after}, count=1, block=ms)
-        return bool(reply)
+    def events_after_many(self, cursors: dict[str, str], count: int) -> dict[str, list[StoredEvent]]:
+        """:meth:`events_after` for several matches in one round trip: ``{match id: after}`` in."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id, after in cursors.items():
+            pipe.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
+        return {
+            match_id: [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+            for match_id, rows in zip(cursors, pipe.execute(), strict=True)
+        }
+
+    def subscriber(self) -> PubSub:
+        """A pub/sub connection for :func:`notify_channel` messages (its own connection of the pool)."""
+        return self.redis.pubsub(ignore_subscribe_messages=False)
 
     def action_log(self, match_id: str) -> list[dict[str, Any]]:
         return [json.loads(row) for row in self.redis.lrange(_key(match_id, "log"), 0, -1)]

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import subprocess
-import sys
 
 import redis
 from rq import Worker
@@ -82,19 +80,3 @@ def run(config: Config, *, burst: bool = False) -> None:
         if sweeper is not None:
             sweeper.terminate()
             sweeper.join(timeout=10)
-
-
-def spawn(redis_url: str) -> subprocess.Popen[bytes]:
-    """``tabletop worker`` as a child process on ``redis_url``: development mode's worker beside the API."""
-    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
-
-
-def stop(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    """Warm shutdown (SIGTERM: the running job finishes), then SIGKILL if it takes too long."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()

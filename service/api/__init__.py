@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import flask_smorest
 from flask import Flask, current_app
 from flask_smorest import Api
 
 from service.config import Config
+from service.jsonbody import BodyParser
+from service.live import LiveEvents
 from service.metrics import Metrics
 from service.play import Matches
 
@@ -18,6 +21,12 @@ EXTENSION = "tabletop"
 ETAG_HEADER = {"ETag": {"description": 'The match version, e.g. `"12"`.', "schema": {"type": "string"}}}
 
 
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint, reading JSON bodies with :class:`service.jsonbody.BodyParser`."""
+
+    ARGUMENTS_PARSER = BodyParser()
+
+
 @dataclass(frozen=True)
 class Services:
     """The per-app objects the views use."""
@@ -25,6 +34,7 @@ class Services:
     config: Config
     matches: Matches
     metrics: Metrics
+    live: LiveEvents
 
 
 def services() -> Services:

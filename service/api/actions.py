@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request
-from flask_smorest import Blueprint
 
-from service.api import ETAG_HEADER, services
+from service.api import ETAG_HEADER, Blueprint, services
 from service.play import Move, etag
 from service.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
 from service.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors

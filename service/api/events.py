@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, request
-from flask_smorest import Blueprint
 
-from service.api import services
-from service.play import Matches
+from service import serving
+from service.api import Blueprint, services
+from service.json_provider import dumps_bytes
+from service.live import LiveEvent, Subscription
 from service.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
 from service.spec import OPTIONAL_SEAT, errors
 
@@ -22,27 +22,71 @@ SSE = "text/event-stream"
 _STREAM_DOC = {"schema": {"type": "string"}}
 
 
-def _ndjson(items: Iterator[dict[str, Any] | None], first: dict[str, Any]) -> Iterator[str]:
-    yield json.dumps(first) + "\n"
-    for ev in items:
-        yield json.dumps(ev if ev is not None else {"type": "heartbeat"}) + "\n"
+def _ndjson(batch: list[LiveEvent] | None) -> bytes:
+    if batch is None:
+        return b'{"type":"heartbeat"}\n'
+    return b"".join(ev.json + b"\n" for ev in batch)
 
 
-def _sse(items: Iterator[dict[str, Any] | None], first: dict[str, Any]) -> Iterator[str]:
-    yield f"event: snapshot\ndata: {json.dumps(first)}\n\n"
-    for ev in items:
-        if ev is None:
-            yield ": heartbeat\n\n"
-        else:
-            yield f"id: {ev['id']}\nevent: {ev['type']}\ndata: {json.dumps(ev)}\n\n"
+def _sse(batch: list[LiveEvent] | None) -> bytes:
+    if batch is None:
+        return b": heartbeat\n\n"
+    return b"".join(
+        b"id: %s\nevent: %s\ndata: %s\n\n" % (ev.id.encode(), ev.type.encode(), ev.json) for ev in batch
+    )
 
 
-def _stream(matches: Matches, match_id: str, seat: int | None, after: str, kind: str) -> Response:
+def _subscriber(match_id: str) -> Callable[[], Subscription]:
+    """Subscribes the caller to the match's live events, watching its connection while it waits."""
+    live, environ, address = services().live, request.environ, request.remote_addr or "unknown"
+
+    def subscribe() -> Subscription:
+        sub = live.subscribe(match_id, address)
+        serving.watch_client(environ, sub)
+        return sub
+
+    return subscribe
+
+
+def _body(
+    head: bytes,
+    events: Iterator[list[LiveEvent] | None],
+    encode: Callable[[list[LiveEvent] | None], bytes],
+    sub: Subscription,
+) -> Iterator[bytes]:
+    """A stream's body.  A waiting stream's memory is its whole cost, so nothing written stays
+    referenced while it waits: the empty string after each write (which a WSGI server sends as
+    nothing, PEP 3333) takes the place of the last chunk in the server's and werkzeug's loops."""
+    try:
+        yield head
+        del head
+        yield b""
+        for batch in events:
+            data = encode(batch)
+            del batch
+            yield data
+            del data
+            yield b""
+    finally:
+        sub.close()
+
+
+def _stream(match_id: str, seat: int | None, after: str, kind: str) -> Response:
     """A stream starts with a snapshot (the caller's match document), then events as they happen."""
+    matches = services().matches
     meta, state = matches.meta_and_state(match_id)
-    snapshot = {"type": "snapshot", "match": matches.document(meta, state, seat)}
-    items = matches.stream_events(match_id, seat, after)
-    body = _ndjson(items, snapshot) if kind == NDJSON else _sse(items, snapshot)
+    snapshot = dumps_bytes({"type": "snapshot", "match": matches.document(meta, state, seat)})
+    # Before the response starts (429 and 503 are still possible), while the request holds its place.
+    sub = _subscriber(match_id)()
+    try:
+        backlog = sub.backlog(after)
+    except BaseException:
+        sub.close()
+        raise
+
+    events = matches.stream_events(sub, seat, backlog, over=meta.status != "active")
+    head = snapshot + b"\n" if kind == NDJSON else b"event: snapshot\ndata: %s\n\n" % snapshot
+    body = _body(head, events, _ndjson if kind == NDJSON else _sse, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -68,9 +112,10 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
     after = query.get("after") or headers.get("last_event_id") or "0-0"
     kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
     if kind != JSON:
-        return _stream(matches, match_id, seat, after, kind)
-    events, last = matches.poll_events(match_id, seat, after, query.get("wait", 0.0))
-    if query.get("wait"):
+        return _stream(match_id, seat, after, kind)
+    wait = query.get("wait", 0.0)
+    events, last = matches.poll_events(match_id, seat, after, wait, _subscriber(match_id))
+    if wait:
         meta = matches.meta(match_id)
     return {"events": events, "last_id": last, "version": meta.version, "status": meta.status}
 

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Response, url_for
-from flask_smorest import Blueprint
 
 from engine.core import Game
-from service.api import services
+from service.api import Blueprint, services
 from service.errors import not_found
 from service.schemas.games import GameListSchema, GameSchema
 from service.spec import errors

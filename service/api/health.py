@@ -6,9 +6,8 @@ from typing import Any
 
 import redis
 from flask import Response
-from flask_smorest import Blueprint
 
-from service.api import services
+from service.api import Blueprint, services
 from service.errors import ApiError
 from service.schemas.health import StatusSchema
 from service.spec import errors

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request, url_for
-from flask_smorest import Blueprint
 
 from engine.ai import DEFAULT_THINK_MS
 from service import bots
-from service.api import services
+from service.api import Blueprint, services
 from service.bots import JobInfo
 from service.errors import ApiError, not_found
 from service.play import check_decision, stale

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, request, url_for
-from flask_smorest import Blueprint
 
-from service.api import ETAG_HEADER, services
+from service.api import ETAG_HEADER, Blueprint, services
 from service.play import etag, summary
 from service.schemas.actions import LegalActionsSchema
 from service.schemas.matches import (

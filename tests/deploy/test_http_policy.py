@@ -37,7 +37,12 @@ def test_address_limit_answers_429_with_retry_after_in_the_error_shape(make_clie
     assert refused.json["code"] == "rate_limited"
     assert set(refused.json) == {"code", "message", "details"}
     assert refused.json["details"]["retry_after"] == int(refused.headers["Retry-After"])
-    assert all(client.get(path).status_code == 200 for path in ("/healthz", "/readyz", "/openapi.json"))
+    # Every path a client can call shares the budget (the spec, metrics, unknown paths and methods)...
+    for path in ("/openapi.json", "/metrics", "/docs", "/nowhere"):
+        assert client.get(path).status_code == 429, path
+    assert client.open("/healthz", method="FOOBAR").status_code == 429
+    # ...but the probes: /healthz must never touch Redis, and a throttled probe restarts a healthy pod.
+    assert all(client.get(path).status_code == 200 for path in ("/healthz", "/readyz"))
 
 
 def test_token_limit_counts_each_seat_apart_and_stores_no_token(make_client, redis_url):
@@ -74,14 +79,14 @@ def test_limits_are_off_by_default_and_touch_no_redis(make_client, redis_url):
     assert redis.Redis.from_url(redis_url).keys(f"{KEY_PREFIX}*") == []
 
 
-def test_every_v1_operation_documents_429(make_client):
+def test_every_operation_but_the_probes_documents_429(make_client):
     spec = make_client().get("/openapi.json").json
     for path, item in spec["paths"].items():
         for method, op in item.items():
             if method == "parameters":
                 continue
             limited = "429" in op["responses"]
-            assert limited == path.startswith("/v1/"), (method, path)
+            assert limited == (path not in ("/healthz", "/readyz")), (method, path)
     headers = spec["components"]["responses"]["RATE_LIMITED"]["headers"]
     assert "Retry-After" in headers
 

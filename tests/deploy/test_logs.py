@@ -32,7 +32,7 @@ def test_a_full_match_logs_json_with_ids_and_no_secret(tmp_path):
     log_path = tmp_path / "api.log"
     with (
         RedisServer(tmp_path / "redis") as redis_server,
-        ApiServer(redis_server.url, log_path, workers=1, threads=4, log_level="DEBUG") as api,
+        ApiServer(redis_server.url, log_path, workers=1, log_level="DEBUG") as api,
     ):
         client = api.client()
         match = PlayedMatch(client, GAME, PLAYERS, SEED)

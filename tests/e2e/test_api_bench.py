@@ -8,7 +8,7 @@ from bench import api
 
 
 def test_the_api_bench_measures_moves_and_who_spent_the_cpu(capsys):
-    argv = ["--clients", "4", "--client-procs", "2", "--seconds", "1.5", "--workers", "1", "--threads", "4"]
+    argv = ["--clients", "4", "--client-procs", "2", "--seconds", "1.5", "--workers", "1"]
     assert api.main(argv) == 0
     out = capsys.readouterr().out
     moves = float(re.search(r"moves/s\s+(\d+)", out).group(1))

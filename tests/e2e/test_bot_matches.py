@@ -90,7 +90,7 @@ def system() -> Iterator[tuple[str, str, list[Worker]]]:
     workers: list[Worker] = []
     with PrivateRedis() as redis_url:
         port = free_port()
-        server = start_server(redis_url, port, workers=1, threads=8)
+        server = start_server(redis_url, port, workers=1)
         try:
             workers.append(Worker(redis_url))
             yield f"http://127.0.0.1:{port}", redis_url, workers
@@ -187,7 +187,7 @@ def test_serve_alone_plays_bot_matches_and_stops_its_worker(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
     env.update(WORKER_ENV, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--threads", "4"],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     worker_pid = None

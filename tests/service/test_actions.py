@@ -1,6 +1,8 @@
 """POST /v1/matches/{id}/actions: versions, idempotency, illegal actions, retention."""
 
 import json
+import sys
+from typing import Any
 
 import pytest
 
@@ -189,3 +191,22 @@ def test_deeply_nested_json_is_400_not_a_server_error(client, table, depth):
             "bad_request",
             "request_entity_too_large",
         )
+
+
+def test_an_integer_too_long_for_python_is_a_422_naming_its_field(table):
+    """Python refuses integer literals over sys.get_int_max_str_digits() digits; webargs let that
+    ValueError escape as a 500 (found by a crowd probe).  Exactly at the limit it is an ordinary value."""
+    limit = sys.get_int_max_str_digits()
+
+    def send(digits: int) -> Any:
+        body = '{"action": {"type": "play", "card": [1, {"x": -' + "9" * digits + "}]}}"
+        return table.client.post(
+            table.url("/actions"), data=body, content_type="application/json", headers={"If-Match": '"0"'}
+        )
+
+    past = send(limit + 1)
+    assert past.status_code == 422
+    assert past.json["details"] == {"location": "json", "field": "action.card.1.x"}
+    assert f"{limit + 1} digits" in past.json["message"]
+    at_limit = send(limit)  # parsed; refused for what it is (no seat token)
+    assert at_limit.status_code == 401 and "digits" not in at_limit.json["message"]

@@ -24,7 +24,7 @@ def test_serve_without_redis_url_runs_on_a_private_redis(tmp_path):
     root = Path(__file__).resolve().parents[2]
     env["PYTHONPATH"] = str(root)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--threads", "4"],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

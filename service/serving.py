@@ -1,0 +1,283 @@
+"""How the API is served: gunicorn with gevent workers, so a waiting client costs memory, not a thread.
+
+Most connections of a game API wait: a player for the others' moves, a spectator for the next event.
+With a thread per connection, 16 open streams stalled a process.  Here each connection is a greenlet
+(a few kilobytes); the process's one live-event reader (:mod:`service.live`) wakes the waiting ones.
+Flask and flask-smorest run unchanged: gevent's monkey-patching makes sockets, locks and sleeps
+cooperative, redis-py, RQ's enqueue, flask-limiter and prometheus-client included.
+
+:class:`Worker` is gunicorn's gevent worker with the limits a public server needs:
+
+* the request line and headers must arrive within ``header_timeout_seconds`` (gunicorn's keep-alive
+  timer, which also bounds an idle keep-alive connection), the whole body within
+  ``body_timeout_seconds`` (else 408), and a response write may wait ``send_timeout_seconds`` for a
+  client that does not read;
+* what gunicorn refuses before the app sees a request (a request line too long, a malformed header)
+  is answered in the API's JSON error shape rather than gunicorn's HTML page.
+
+:func:`watch_client` lets a waiting request notice at once that its client closed the connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import gevent
+from gevent import monkey
+from gunicorn import util
+from gunicorn.app.base import BaseApplication
+from gunicorn.http import errors as http_errors
+from gunicorn.http.body import LengthReader
+from gunicorn.workers.base_async import AsyncWorker
+from gunicorn.workers.ggevent import GeventWorker
+
+from service.config import Config
+from service.json_provider import dumps_bytes
+
+if TYPE_CHECKING:  # the gunicorn master imports this module, and must not import redis-py (see cli)
+    from service.live import Subscription
+
+#: Seconds a worker's event loop may be blocked before the gunicorn master restarts the process.
+WORKER_TIMEOUT = 30
+
+#: Status, reason and error code of what gunicorn refuses itself (anything else it refuses is a 400).
+_REFUSALS: list[tuple[type[Exception], int, str, str]] = [
+    (http_errors.LimitRequestLine, 414, "URI Too Long", "uri_too_long"),
+    (http_errors.LimitRequestHeaders, 431, "Request Header Fields Too Large", "headers_too_large"),
+    (http_errors.UnsupportedTransferCoding, 501, "Not Implemented", "not_implemented"),
+    (http_errors.ForbiddenProxyRequest, 403, "Forbidden", "forbidden"),
+    (http_errors.ExpectationFailed, 417, "Expectation Failed", "expectation_failed"),
+]
+
+
+def write_error(sock: Any, status: int, reason: str, code: str, message: str) -> None:
+    """An error response in the API's shape, written straight to the socket; the connection closes."""
+    body = dumps_bytes({"code": code, "message": message, "details": {}})
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+class Worker(GeventWorker):
+    """gunicorn's gevent worker with time limits on slow clients and JSON errors (see the module)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        config = getattr(self.app, "tabletop_config", None) or Config.from_env()
+        self.body_timeout = config.body_timeout_seconds
+        self.send_timeout = config.send_timeout_seconds
+        self.max_body = config.max_body_bytes
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        """SIGTERM: stop accepting (gunicorn) and send the waiting clients away now, so the process
+        ends as soon as its requests in flight are done instead of at ``graceful_timeout``."""
+        super().handle_exit(sig, frame)
+        from service.live import end_all_waiters  # imported here: the master must not import redis-py
+
+        gevent.spawn(end_all_waiters)
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        # gunicorn's gevent worker makes the socket blocking (no timeout): a client that stops reading
+        # would hold a response write forever.
+        client.settimeout(self.send_timeout)
+        try:
+            AsyncWorker.handle(self, listener, client, addr)
+        except TimeoutError:  # a write to a client that stopped reading; nothing left to tell it
+            util.close(client)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        if not self._buffer_body(req, sock):
+            raise StopIteration()  # answered 408; gunicorn closes the connection
+        return super().handle_request(listener_name, req, sock, addr)
+
+    def _buffer_body(self, req: Any, sock: Any) -> bool:
+        """Read the whole body (at most one byte past the app's limit, which then answers 413) within
+        ``body_timeout``, so a client trickling its body cannot hold the request for longer."""
+        reader = req.body.reader
+        if isinstance(reader, LengthReader):
+            if reader.length == 0:
+                return True
+            if reader.length > self.max_body:
+                req.must_close = True  # refused unread (413): the rest must not be parsed as a request
+                return True
+        try:
+            with gevent.Timeout(self.body_timeout):
+                data = req.body.read(self.max_body + 1)
+        except gevent.Timeout:
+            self.log.info("request body from %s not received within %s s", req.peer_addr, self.body_timeout)
+            write_error(
+                sock, 408, "Request Timeout", "request_timeout", "the request body did not arrive in time"
+            )
+            return False
+        if len(data) > self.max_body:
+            req.must_close = True
+        req.body = io.BytesIO(data)
+        return True
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        status, reason, code = 400, "Bad Request", "bad_request"
+        for kind, *answer in _REFUSALS:
+            if isinstance(exc, kind):
+                status, reason, code = answer  # type: ignore[assignment]
+                break
+        else:
+            if not isinstance(exc, http_errors.ParseException | http_errors.NoMoreData | ValueError):
+                self.log.exception("Error handling request")
+                status, reason, code = 500, "Internal Server Error", "internal_error"
+        message = "internal error" if status == 500 else str(exc) or reason
+        if status != 500:
+            self.log.warning("Invalid request from %s: %s", (addr or ("",))[0], message)
+        with contextlib.suppress(OSError):  # the client may be gone already
+            write_error(client, status, reason, code, message)
+
+
+#: Redis connections a process may open beyond one per active request (the live-event reader's).
+SPARE_REDIS_CONNECTIONS = 4
+#: Where :class:`Admission` leaves itself in the WSGI environ, for :func:`aside`.
+_ADMISSION = "tabletop.admission"
+
+
+class Admission:
+    """WSGI middleware: at most ``places`` requests of this process work at once, the others wait in
+    line (at most ``timeout`` seconds, then 503 with ``Retry-After``).
+
+    Under gevent every connection could start working at once: a burst of 2 000 stream requests then
+    thrashed, each holding a Redis connection while waiting for the CPU, and the pool ran dry.  In line,
+    a burst is served in order at full speed, and Redis connections stay bounded.  A request holds its
+    place until the app returns its response, so writing a body (a stream above all) holds none, and a
+    long-poll gives its place up while it waits (:func:`aside`).  ``/healthz`` never waits in line: a
+    busy process is still alive.
+    """
+
+    def __init__(self, app: Any, places: int, timeout: float) -> None:
+        self.app = app
+        self.timeout = timeout
+        self.places = threading.BoundedSemaphore(places)
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("PATH_INFO") == "/healthz":
+            return self.app(environ, start_response)
+        if not self.places.acquire(timeout=self.timeout):
+            body = dumps_bytes({"code": "busy", "message": "the server is busy; retry later", "details": {}})
+            headers = [
+                ("Content-Type", "application/json"),
+                ("Retry-After", "1"),
+                ("Cache-Control", "no-store"),
+            ]
+            start_response("503 Service Unavailable", headers)
+            return [body]
+        environ[_ADMISSION] = self
+        try:
+            return self.app(environ, start_response)
+        finally:
+            del environ[_ADMISSION]  # a body written later (a stream) holds no place to give up
+            self.places.release()
+
+
+@contextlib.contextmanager
+def aside(environ: dict[str, Any]) -> Iterator[None]:
+    """Give up the request's place in :class:`Admission` for the block (a long-poll's wait); it waits
+    in line again afterwards."""
+    admission: Admission | None = environ.get(_ADMISSION)
+    if admission is None:
+        yield
+        return
+    admission.places.release()
+    try:
+        yield
+    finally:
+        admission.places.acquire()
+
+
+def watch_client(environ: dict[str, Any], sub: Subscription) -> None:
+    """Make ``sub`` give up its request's place while it waits (:func:`aside`), and notice its client
+    closing the connection meanwhile.
+
+    Under the gevent worker the event loop watches the socket; when it becomes readable the waiter is
+    woken to look (a closed connection reads as end of file; anything else the client sends is left
+    for gunicorn, and the watch ends).  Elsewhere (the test client) nothing is watched.
+    """
+    sub.pause = lambda: aside(environ)
+    sock = environ.get("gunicorn.socket")
+    if sock is None or not monkey.is_module_patched("socket"):
+        return
+    watcher = gevent.get_hub().loop.io(sock.fileno(), 1)
+
+    def readable() -> None:
+        watcher.stop()
+        sub.stir()
+
+    def closed() -> bool:
+        try:
+            return sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    sub.probe = closed
+    sub.on_close = watcher.close
+    watcher.start(readable)
+
+
+class Server(BaseApplication):  # type: ignore[misc]
+    """gunicorn running :func:`service.app.create_app` with :class:`Worker` (``tabletop serve``)."""
+
+    def __init__(self, config: Config, workers: int) -> None:
+        self.tabletop_config = config
+        self.workers = workers
+        super().__init__()
+
+    def load_config(self) -> None:
+        from service.logs import logging_config
+
+        config = self.tabletop_config
+        for name, value in {
+            "bind": f"{config.host}:{config.port}",
+            "workers": self.workers,
+            "worker_class": "service.serving.Worker",
+            "worker_connections": config.max_connections,
+            "keepalive": max(1, math.ceil(config.header_timeout_seconds)),
+            "timeout": WORKER_TIMEOUT,
+            "accesslog": None,
+            "logconfig_dict": logging_config(config.log_level),
+            "child_exit": _forget_metrics,
+        }.items():
+            self.cfg.set(name, value)
+
+    def load(self) -> Any:
+        from service.app import create_app
+
+        return create_app(self.tabletop_config)
+
+
+def _forget_metrics(server: Any, worker: Any) -> None:
+    """gunicorn's ``child_exit`` hook: a dead process's gauges (its waiting clients) no longer count."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+def run(config: Config, workers: int) -> None:
+    """Serve until stopped (SIGTERM/SIGINT).  With several processes and no ``PROMETHEUS_MULTIPROC_DIR``
+    set, ``/metrics`` sums them through a temporary directory of its own."""
+    own_directory = None
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        own_directory = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="tabletop-metrics-")
+    master = os.getpid()
+    try:
+        Server(config, workers).run()
+    finally:
+        # A server process exits through here too: only the master may remove what they all share.
+        if own_directory is not None and os.getpid() == master:
+            shutil.rmtree(own_directory, ignore_errors=True)
