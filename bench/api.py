@@ -253,6 +253,13 @@ def main(argv: list[str] | None = None) -> int:
         help="instead: mixed traffic (moves, polling, streams, bot matches) for SECONDS (see bench/soak.py)",
     )
     parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a server setting, e.g. --set stream_batch_seconds=0.25 (TABLETOP_STREAM_BATCH_SECONDS)",
+    )
+    parser.add_argument(
         "--crowd",
         type=int,
         metavar="N",
@@ -267,7 +274,14 @@ def main(argv: list[str] | None = None) -> int:
         help="with --crowd: M more matches played at human speed, the crowd spread over them too",
     )
     parser.add_argument("--pace", type=float, default=10.0, help="seconds between two moves of a paced match")
+    parser.add_argument(
+        "--follow",
+        choices=("all", "paced"),
+        default="all",
+        help="with --paced: the crowd follows every match being played, or the paced ones only",
+    )
     args = parser.parse_args(argv)
+    args.settings = dict(item.split("=", 1) for item in args.set)
     if args.crowd:
         from bench import crowd
 
@@ -276,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench import soak
 
         workers = args.workers or os.cpu_count() or 2
-        figures = soak.run(args.soak, args.clients, args.client_procs, workers, args.game)
+        figures = soak.run(args.soak, args.clients, args.client_procs, workers, args.game, args.settings)
         return soak.report(figures, args.clients, workers, args.game)
     server_cpus, client_cpus = split_cpus() if args.pin else (None, None)
     workers = args.workers or (len(server_cpus) if server_cpus else os.cpu_count() or 2)
@@ -284,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     if server_cpus:
         os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
     with PrivateRedis() as redis_url:
-        server = start_server(redis_url, port, workers)
+        server = start_server(redis_url, port, workers, **args.settings)
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)  # and the client processes this one
         redis_pids = named_children(os.getpid(), "redis-server")

@@ -24,9 +24,11 @@ from __future__ import annotations
 import asyncio
 import multiprocessing as mp
 import os
+import queue
 import random
 import resource
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -47,8 +49,9 @@ SAMPLE = 20
 SLOW_CLIENTS = 64
 #: Seconds between two header lines of a slow client.
 SLOW_LINE_SECONDS = 1.0
-#: New connections per second while the crowd gathers (per waiter process).
-RAMP_PER_SECOND = 1500
+#: New connections per second while the crowd gathers (per waiter process): about what two server
+#: processes set streams up at here (faster only overflows the listen queue).
+RAMP_PER_SECOND = 300
 #: Human-paced matches one pacing thread plays.
 PACED_PER_THREAD = 50
 
@@ -76,31 +79,61 @@ class Tally:
     arrivals: list[tuple[str, int, float]] = field(default_factory=list)
 
 
+class Board:
+    """The match each slot (player) is on, as this waiter process knows it, and who follows it: when a
+    slot's match changes, its followers' connections are closed, so they move without polling."""
+
+    def __init__(self) -> None:
+        self.ids: dict[int, str] = {}
+        self._moved: dict[int, asyncio.Event] = {}
+        self._followers: dict[int, set[asyncio.StreamWriter]] = {}
+
+    def update(self, ids: dict[int, str]) -> None:
+        for slot, match_id in ids.items():
+            if self.ids.get(slot) != match_id:
+                self.ids[slot] = match_id
+                self._moved.pop(slot, asyncio.Event()).set()
+                for writer in self._followers.pop(slot, set()):
+                    writer.close()
+
+    async def moved(self, slot: int) -> None:
+        await self._moved.setdefault(slot, asyncio.Event()).wait()
+
+    def follow(self, slot: int, writer: asyncio.StreamWriter) -> None:
+        self._followers.setdefault(slot, set()).add(writer)
+
+    def unfollow(self, slot: int, writer: asyncio.StreamWriter) -> None:
+        self._followers.get(slot, set()).discard(writer)
+
+
+#: What marks an event, and the end of a match, in each stream format (counted, not parsed, by the
+#: waiters that do not record arrival times).
+MARKS = {"application/x-ndjson": (b'{"id":"', b'"type":"match_over"'),
+         "text/event-stream": (b"id: ", b"event: match_over")}  # fmt: skip
+
+
 class Follower:
     """One waiting client: follows the match of its slot, by stream or by long-poll."""
 
-    def __init__(self, index: int, slot: int, port: int, slots: dict[int, str], tally: Tally) -> None:
-        self.index, self.slot, self.port, self.slots, self.tally = index, slot, port, slots, tally
+    def __init__(self, index: int, slot: int, port: int, board: Board, tally: Tally) -> None:
+        self.index, self.slot, self.port, self.board, self.tally = index, slot, port, board, tally
         self.mode = "poll" if index % 4 == 3 else "stream"
+        self.accept = "application/x-ndjson" if index % 2 else "text/event-stream"
         self.sampled = index % SAMPLE == 0
         self.seen_version = -1
 
-    def current(self) -> str | None:
-        return self.slots.get(self.slot)
-
     def arrived(self, match_id: str, event_id: bytes, at: float) -> None:
         self.tally.events += 1
-        if self.sampled:
-            version = int(event_id.split(b"-")[0])
-            if version > self.seen_version:
-                self.seen_version = version
-                self.tally.arrivals.append((match_id, version, at))
+        version = int(event_id.split(b"-")[0])
+        if version > self.seen_version:
+            self.seen_version = version
+            self.tally.arrivals.append((match_id, version, at))
 
     async def run(self) -> None:
         while True:
-            match_id = self.current()
+            match_id = self.board.ids.get(self.slot)
             if match_id is None:
-                await asyncio.sleep(0.1)
+                await self.board.moved(self.slot)
                 continue
             self.seen_version = -1
             try:
@@ -110,18 +143,21 @@ class Follower:
                 await asyncio.sleep(1.0)
                 continue
             self.tally.connects += 1
+            self.board.follow(self.slot, writer)
             try:
                 if self.mode == "poll":
                     await self.poll(match_id, reader, writer)
                 else:
                     await self.stream(match_id, reader, writer)
             except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
-                self.tally.statuses[f"transport {type(exc).__name__}"] += 1
-                await asyncio.sleep(0.5)
+                if self.board.ids.get(self.slot) == match_id:  # not closed by the board: a failure
+                    self.tally.statuses[f"transport {type(exc).__name__}"] += 1
+                    await asyncio.sleep(0.5)
             finally:
+                self.board.unfollow(self.slot, writer)
                 writer.close()
-            while self.current() == match_id:  # over: wait for the player's next match
-                await asyncio.sleep(0.1)
+            if self.board.ids.get(self.slot) == match_id:  # over: wait for the player's next match
+                await self.board.moved(self.slot)
 
     async def _head(self, reader: asyncio.StreamReader) -> tuple[int, dict[bytes, bytes]]:
         head = await reader.readuntil(b"\r\n\r\n")
@@ -135,26 +171,25 @@ class Follower:
         await asyncio.sleep(float(headers.get(b"retry-after", b"1")))
 
     async def stream(self, match_id: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        accept = "application/x-ndjson" if self.index % 2 else "text/event-stream"
-        writer.write(
-            f"GET /v1/matches/{match_id}/events HTTP/1.1\r\nHost: b\r\nAccept: {accept}\r\n\r\n".encode()
-        )
+        request = f"GET /v1/matches/{match_id}/events HTTP/1.1\r\nHost: b\r\nAccept: {self.accept}\r\n\r\n"
+        writer.write(request.encode())
         status, headers = await self._head(reader)
         if status != 200:
             await self._refused(status, headers, reader)
             return
         self.tally.statuses["200"] += 1
-        ndjson = accept == "application/x-ndjson"
+        if not self.sampled:  # count events in the raw bytes, stop at the end of the match
+            event, over = MARKS[self.accept]
+            while data := await reader.read(65536):
+                self.tally.events += data.count(event)
+                if over in data:
+                    return
+            return
+        ndjson = self.accept == "application/x-ndjson"
         sep = b"\n" if ndjson else b"\n\n"
         pending = b""
         while True:
-            try:
-                size_line = await asyncio.wait_for(reader.readuntil(b"\r\n"), timeout=1.0)
-            except TimeoutError:
-                if self.current() != match_id:
-                    return  # the player moved on without this match ending (the end of a phase)
-                continue
-            size = int(size_line.split(b";")[0], 16)
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
             if size == 0:
                 return
             pending += (await reader.readexactly(size + 2))[:-2]
@@ -176,7 +211,7 @@ class Follower:
 
     async def poll(self, match_id: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         after = "0-0"
-        while self.current() == match_id:
+        while True:
             path = f"/v1/matches/{match_id}/events?after={after}&wait=30"
             writer.write(f"GET {path} HTTP/1.1\r\nHost: b\r\n\r\n".encode())
             self.tally.polls += 1
@@ -190,7 +225,10 @@ class Follower:
             if after == "0-0":  # the backlog: not deliveries
                 self.seen_version = page["version"]
             for event in page["events"]:
-                self.arrived(match_id, event["id"].encode(), at)
+                if self.sampled:
+                    self.arrived(match_id, event["id"].encode(), at)
+                else:
+                    self.tally.events += 1
             after = page["last_id"]
             if page["status"] != "active":
                 return
@@ -223,23 +261,26 @@ async def slow_client(port: int, tally: Tally) -> None:
 
 
 def waiter_process(
-    first: int, count: int, slow: int, matches: int, port: int, shared: Any, stop: Any, out: Any
+    first: int, count: int, slow: int, slots: range, port: int, shared: Any, stop: Any, out: Any
 ) -> None:
-    """Waiters ``first .. first + count - 1`` and ``slow`` slow clients, until ``stop`` is set."""
+    """Waiters ``first .. first + count - 1`` (waiter ``i`` follows slot ``slots[i % len(slots)]``) and
+    ``slow`` slow clients, until ``stop`` is set."""
     raise_fd_limit()
     tally = Tally()
-    slots: dict[int, str] = {}
 
     async def main() -> None:
+        board = Board()
+
         async def refresh() -> None:
             while True:
-                slots.update(dict(shared))
+                board.update(dict(shared))
                 await asyncio.sleep(0.1)
 
         tasks = [asyncio.create_task(refresh())]
         tasks += [asyncio.create_task(slow_client(port, tally)) for _ in range(slow)]
         for n, i in enumerate(range(first, first + count)):
-            tasks.append(asyncio.create_task(Follower(i, i % matches, port, slots, tally).run()))
+            slot = slots[i % len(slots)]
+            tasks.append(asyncio.create_task(Follower(i, slot, port, board, tally).run()))
             if n % 100 == 99:
                 await asyncio.sleep(100 / RAMP_PER_SECOND)
         await asyncio.get_running_loop().run_in_executor(None, stop.wait)
@@ -337,6 +378,19 @@ def waiting_now(port: int) -> float:
     return 0.0
 
 
+def collect(out: Any, expected: int, timeout: float = 120.0) -> list[Any]:
+    """What the helper processes put on ``out`` (a process that fails to report is left out)."""
+    got: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while len(got) < expected:
+        try:
+            got.append(out.get(timeout=max(0.1, deadline - time.monotonic())))
+        except queue.Empty:
+            print(f"warning: {expected - len(got)} helper process(es) did not report", file=sys.stderr)
+            break
+    return got
+
+
 def play_with_probe(port: int, args: Any, slots: Any, cpu: dict[str, list[int]]) -> dict[str, Any]:
     """A play phase with the healthz prober beside it; also the CPU seconds each group of processes
     (``cpu``: name -> pids) spent meanwhile."""
@@ -371,6 +425,7 @@ def run(args: Any) -> int:
             max_waiters=per_process,
             max_waiters_per_address=per_process,
             max_connections=per_process + 2000,
+            **args.settings,
         )
         stop = mp.Event()
         out: Any = mp.Queue()
@@ -388,13 +443,14 @@ def run(args: Any) -> int:
             cpu = {"server": descendants(server.pid), "redis": named_children(os.getpid(), "redis-server")}
             free = play_with_probe(port, args, slots, cpu)
             rss_free = rss_mb(server.pid)
+            followed = range(args.clients if args.follow == "paced" else 0, args.clients + args.paced)
             first = 0
             for p in range(procs):
                 count = n // procs + (1 if p < n % procs else 0)
                 slow = SLOW_CLIENTS // procs + (1 if p < SLOW_CLIENTS % procs else 0)
                 job = mp.Process(
                     target=waiter_process,
-                    args=(first, count, slow, args.clients + args.paced, port, slots, stop, out),
+                    args=(first, count, slow, followed, port, slots, stop, out),
                 )
                 job.start()
                 waiters.append(job)
@@ -410,13 +466,13 @@ def run(args: Any) -> int:
             waiting_end = waiting_now(port)
         finally:
             stop.set()
-            results = [out.get(timeout=60) for _ in range(len(waiters) + bool(args.paced))]
+            results = collect(out, len(waiters) + bool(args.paced))
             tallies = [r for r in results if isinstance(r, Tally)]
             paced_sent = [x for r in results if isinstance(r, list) for x in r]
-            if args.paced:
-                pacer.join(timeout=30)
-            for job in waiters:
+            for job in [*waiters, *([pacer] if args.paced else [])]:
                 job.join(timeout=30)
+                if job.is_alive():
+                    job.kill()
             server.terminate()
             server.wait(timeout=30)
             shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -434,8 +490,12 @@ def run(args: Any) -> int:
     if args.paced:
         print(
             f"paced       {args.paced} more matches played at human speed (a move every {args.pace:g} s "
-            f"each, {args.paced / args.pace:.0f} moves/s in all, in both phases); the crowd spreads over all "
-            f"{args.clients + args.paced} matches"
+            f"each, {args.paced / args.pace:.0f} moves/s in all, in both phases); the crowd follows "
+            + (
+                "the paced matches only"
+                if args.follow == "paced"
+                else f"all {args.clients + args.paced} matches"
+            )
         )
     print(f"healthz requests/s (no crowd)   {healthz_rps:8.0f}")
     print(

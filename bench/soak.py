@@ -200,14 +200,16 @@ def client_process(first: int, count: int, port: int, stop_at: float, game_id: s
     results.extend(local)
 
 
-def run(seconds: float, clients: int, procs: int, workers: int, game_id: str) -> dict[str, Any]:
+def run(
+    seconds: float, clients: int, procs: int, workers: int, game_id: str, settings: dict[str, str]
+) -> dict[str, Any]:
     """The soak; returns its figures (also used by the short soak test)."""
     port = free_port()
     data_dir = tempfile.mkdtemp(prefix="tabletop-soak-")
     with PrivateRedis(data_dir=data_dir) as redis_url:
         env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
                "PYTHONPATH": str(ROOT)}  # fmt: skip
-        api = start_server(redis_url, port, workers)
+        api = start_server(redis_url, port, workers, **settings)
         worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         try:

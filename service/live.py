@@ -132,6 +132,11 @@ class Subscription:
         self.peer_stirred = False
         return self.probe()
 
+    def rest(self, seconds: float) -> None:
+        """Let events gather for ``seconds`` (giving up the request's place meanwhile, see :attr:`pause`)."""
+        with self.pause():
+            time.sleep(seconds)
+
     def backlog(self, after: str) -> list[LiveEvent]:
         """Every event after ``after`` in the stream now; then the reader keeps this feed current, and
         :meth:`take` goes on from the last of them."""

@@ -321,28 +321,41 @@ class Matches:
 
     def poll_events(
         self,
-        match_id: str,
+        meta: MatchMeta,
         seat: int | None,
         after: str,
         wait: float,
         subscribe: Callable[[], Subscription],
     ) -> tuple[list[dict[str, Any]], str]:
         """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds
-        (or when the client has gone).  Only a poll that must wait subscribes to live events."""
+        (or when the client has gone).
+
+        Only a poll that waits subscribes to live events.  A poll that is live (it waited, or the match
+        moved less than ``stream_batch_seconds`` ago) lets the events of the next ``stream_batch_seconds``
+        join the first, as a stream does: a client following a match played at machine speed polls a
+        few times a second, not once per move.  A client behind the match gets its page at once."""
+        match_id = meta.id
         events, after = self.visible_events(match_id, seat, after, EVENTS_PER_PAGE)
         wait = min(wait, self.config.max_wait_seconds)
-        if events or wait <= 0:
+        live = now() - meta.updated_at < self.config.stream_batch_seconds
+        if wait <= 0 or (events and not live):
             return events, after
         deadline = time.monotonic() + wait
         with subscribe() as sub:
             rows = sub.backlog(after)
+            lingered = False
             while True:
-                if rows:
-                    after = rows[-1].id
-                    events = [r.client for r in rows if event_visible(r.event, seat)]
+                for row in rows:
+                    after = row.id
+                    if event_visible(row.event, seat):
+                        events.append(row.client)
                 remaining = deadline - time.monotonic()
-                if events or remaining <= 0 or sub.client_gone():
+                if remaining <= 0 or sub.client_gone() or (events and lingered):
                     return events, after
+                if events:  # the first news since the poll began: a short while for more to join
+                    lingered = True
+                    sub.rest(min(remaining, self.config.stream_batch_seconds))
+                    remaining = 0
                 rows = sub.take(remaining)
 
     def stream_events(
@@ -379,7 +392,7 @@ class Matches:
                 written = clock
             lull = written + self.config.stream_batch_seconds - clock
             if visible and lull > 0:
-                time.sleep(lull)  # events arriving meanwhile go out in one write
+                sub.rest(lull)  # events arriving meanwhile go out in one write
             del visible
             rows = sub.take(min(written + beat, deadline) - time.monotonic())
 

@@ -11,8 +11,10 @@ from service import serving
 from service.api import Blueprint, services
 from service.json_provider import dumps_bytes
 from service.live import LiveEvent, Subscription
+from service.play import OVER
 from service.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
 from service.spec import OPTIONAL_SEAT, errors
+from service.store import FINISHED, MatchMeta
 
 blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Events and the action log")
 
@@ -71,10 +73,9 @@ def _body(
         sub.close()
 
 
-def _stream(match_id: str, seat: int | None, after: str, kind: str) -> Response:
+def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str) -> Response:
     """A stream starts with a snapshot (the caller's match document), then events as they happen."""
-    matches = services().matches
-    meta, state = matches.meta_and_state(match_id)
+    matches, match_id = services().matches, meta.id
     snapshot = dumps_bytes({"type": "snapshot", "match": matches.document(meta, state, seat)})
     # Before the response starts (429 and 503 are still possible), while the request holds its place.
     sub = _subscriber(match_id)()
@@ -107,17 +108,21 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
     heartbeat at least every 15 s; the stream ends after the ``match_over`` event.
     """
     matches = services().matches
-    meta = matches.meta(match_id)
+    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+    if kind == JSON:
+        meta, state = matches.meta(match_id), None
+    else:  # a stream starts with a snapshot: the state too, in the same round trip
+        meta, state = matches.meta_and_state(match_id)
     seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
     after = query.get("after") or headers.get("last_event_id") or "0-0"
-    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
     if kind != JSON:
-        return _stream(match_id, seat, after, kind)
-    wait = query.get("wait", 0.0)
-    events, last = matches.poll_events(match_id, seat, after, wait, _subscriber(match_id))
-    if wait:
-        meta = matches.meta(match_id)
-    return {"events": events, "last_id": last, "version": meta.version, "status": meta.status}
+        return _stream(meta, state, seat, after, kind)
+    events, last = matches.poll_events(meta, seat, after, query.get("wait", 0.0), _subscriber(match_id))
+    # Every commit writes at least one event (its action), so the events read tell how far the match
+    # is: no second look at the match for its version, however long the poll waited.
+    version = max(meta.version, int(last.split("-")[0]))
+    status = FINISHED if any(e["type"] == OVER for e in events) else meta.status
+    return {"events": events, "last_id": last, "version": version, "status": status}
 
 
 @blp.route("/<match_id>/log", methods=["GET"])
