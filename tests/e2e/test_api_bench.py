@@ -21,3 +21,16 @@ def test_the_api_bench_measures_moves_and_who_spent_the_cpu(capsys):
     assert 0 < healthz_cpu < move_cpu  # a move (two Redis round trips, the engine) costs more than a ping
     assert 0 < redis_move_cpu < move_cpu  # Redis is part of the server's share, and only part
     assert client_move_cpu > 0
+
+
+def test_the_crowd_bench_gathers_its_crowd_and_measures_delivery(capsys):
+    argv = ["--crowd", "40", "--clients", "4", "--client-procs", "2", "--waiter-procs", "1", "--seconds", "2",
+            "--workers", "1"]  # fmt: skip
+    assert api.main(argv) == 0
+    out = capsys.readouterr().out
+    gathered = float(re.search(r"gathered (\d+) waiting", out).group(1))
+    received = int(re.search(r"events received (\d+)", out).group(1))
+    p99 = float(re.search(r"delivery ms p50 [\d.]+\s+p99 ([\d.]+)", out).group(1))
+    assert gathered >= 36 and received > 0 and 0 < p99 < 5000
+    assert re.search(r"moves/s\s+no crowd\s+\d+ .* with crowd\s+\d+", out)
+    assert "statuses" in out and "'200'" in out
