@@ -197,6 +197,7 @@ def start_server(redis_url: str, port: int, workers: int, **settings: Any) -> su
     """``tabletop serve`` as production runs it (gunicorn, gevent workers) on ``port``, with
     ``TABLETOP_<NAME>`` set from ``settings``; returns once it answers ``/readyz``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+    settings.setdefault("ready_needs_workers", False)  # ready once it serves; workers come apart
     env.update({f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()})
     env.update(TABLETOP_REDIS_URL=redis_url, TABLETOP_ALLOW_SEED="1", PYTHONPATH=str(ROOT))
     env.setdefault("TABLETOP_LOG_LEVEL", "WARNING")

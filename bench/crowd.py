@@ -27,9 +27,7 @@ import os
 import queue
 import random
 import resource
-import shutil
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -413,8 +411,6 @@ def run(args: Any) -> int:
     workers = args.workers or os.cpu_count() or 2
     procs = max(1, args.waiter_procs)
     port = free_port()
-    metrics_dir = tempfile.mkdtemp(prefix="tabletop-metrics-")
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir  # the server sums its processes' gauges
     raise_fd_limit()
     with PrivateRedis() as redis_url, mp.Manager() as manager:
         per_process = n // workers + SLOW_CLIENTS + 1000
@@ -475,7 +471,6 @@ def run(args: Any) -> int:
                     job.kill()
             server.terminate()
             server.wait(timeout=30)
-            shutil.rmtree(metrics_dir, ignore_errors=True)
     sent = {**crowd["sent"], **{(m, v): t for m, v, t in paced_sent}}
     delays = [at - sent[(m, v)] for t in tallies for m, v, at in t.arrivals if (m, v) in sent]
     statuses: Counter[str] = Counter()

@@ -1,9 +1,17 @@
-"""Bot seats and bot jobs as the service sees them: the RQ queue the service hands work to.
+"""Bot seats and bot jobs as the service sees them: the RQ queues the service hands work to.
 
 The levels and their default think budgets live in :mod:`engine.ai` (one home); this module adds the
 API's limits and the jobs.  The service names jobs by their import path and never imports the workers:
-``workers.jobs.play_bot_turn(match_id, version)`` plays a bot seat's pending decision, and
-``workers.jobs.suggest_move(...)`` computes a hint for a human seat.
+``workers.jobs.play_bot_turn(match_id, version)`` plays a bot seat's pending decision (and the bots'
+decisions after it, see :mod:`workers.jobs`), and ``workers.jobs.suggest_move(...)`` computes a hint for
+a human seat.
+
+Three queues in two lanes, so no kind of work can stall another (:mod:`workers.worker` runs a worker
+process per lane):
+
+* ``bots-quick`` (the quick lane): turns of ``random`` and ``easy`` bots, a few milliseconds each;
+* ``bots`` then ``hints`` (the thinking lane): turns of the searching bots, then hints, which a worker
+  takes only when no bot turn waits.
 
 A bot turn's job id is ``bot-<match>-<version>``: a match has at most one job per version, so any number
 of announcements of the same turn (the write that caused it, a retry, the sweep) collapse into one job.
@@ -11,40 +19,56 @@ of announcements of the same turn (the write that caused it, a retry, the sweep)
 ``bot:<match>:<version>``; match ids are hex, so the id is still unambiguous.)
 Every write that leaves a bot seat to move calls :meth:`BotQueue.turn_pending` after its commit; the
 sweep calls :meth:`BotQueue.ensure_turn` for turns whose job was lost.
+
+A hint's job id is random (``hint-<32 hex digits>``), so nobody can learn by probing ids whether, when
+or at which level a seat asked for help; a seat has at most one hint running, which asking again
+returns.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
-from rq import Callback, Queue, Retry
+from rq import Callback, Queue, Retry, Worker
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
+from service.store import Store
 
 DEFAULT_LEVEL = "normal"
-#: The largest think budget a seat or a hint may ask for.
+#: The largest think budget the API's schema accepts; a deployment caps it lower with
+#: ``TABLETOP_MAX_THINK_MS`` (:meth:`BotQueue.check_think_ms`).
 MAX_THINK_MS = 60_000
 
-QUEUE = "bots"
+QUICK_QUEUE = "bots-quick"
+THINK_QUEUE = "bots"
+HINT_QUEUE = "hints"
+#: The levels whose decisions take milliseconds, not a think budget: they have a lane of their own.
+QUICK_LEVELS = frozenset({"random", "easy"})
+#: A lane's queues, in the order its workers serve them.
+LANES: dict[str, tuple[str, ...]] = {"quick": (QUICK_QUEUE,), "think": (THINK_QUEUE, HINT_QUEUE)}
 PLAY_JOB = "workers.jobs.play_bot_turn"
 HINT_JOB = "workers.jobs.suggest_move"
 #: Runs after every failed attempt of a bot turn; once the retries are spent it plays a random move.
 FAILED_CALLBACK = "workers.jobs.bot_turn_failed"
 #: Seconds before each retry of a failed bot turn (backoff); the failure callback covers the rest.
 RETRY_INTERVALS = (1, 5)
-#: Seconds a job may run beyond its think budget (loading, committing, a slow machine).
+#: Seconds a job may run beyond its think budget and time slice (loading, committing, a slow machine).
 JOB_MARGIN_SECONDS = 10
 #: How long a finished hint stays readable, and how long a failed job is kept for inspection.
 HINT_TTL_SECONDS = 600
 FAILURE_TTL_SECONDS = 24 * 3600
+#: Seconds a worker's registration lives without a heartbeat; an idle worker heartbeats every half of
+#: it, so a worker silent for longer is dead (``/readyz``).
+WORKER_TTL = 30
 
 #: A job in one of these states will still run by itself.
 WAITING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
@@ -61,16 +85,23 @@ def think_ms_of(seat: dict[str, Any]) -> int:
     return int(seat.get("think_ms", DEFAULT_THINK_MS[seat["level"]]))
 
 
+def lane_of(seat: dict[str, Any]) -> str:
+    """The lane that plays a bot seat's turns."""
+    return "quick" if seat["level"] in QUICK_LEVELS else "think"
+
+
 def bot_job_id(match_id: str, version: int) -> str:
     return f"bot-{match_id}-{version}"
 
 
-def hint_job_id(match_id: str, version: int, seat: int, level: str) -> str:
-    return f"hint-{match_id}-{version}-{seat}-{level}"
+def new_hint_job_id() -> str:
+    return f"hint-{secrets.token_hex(16)}"
 
 
-def job_timeout(think_ms: int) -> int:
-    return math.ceil(think_ms / 1000) + JOB_MARGIN_SECONDS
+def job_timeout(think_ms: int, slice_seconds: float) -> int:
+    """Seconds a job may run: a chain of decisions for up to ``slice_seconds``, the last of which
+    may think for ``think_ms``, and a margin."""
+    return math.ceil(think_ms / 1000 + slice_seconds) + JOB_MARGIN_SECONDS
 
 
 @dataclass(frozen=True)
@@ -84,37 +115,57 @@ class JobInfo:
 
 
 class BotQueue:
-    """The bots queue over one Redis connection: enqueue bot turns and hints, read hint jobs."""
+    """The bot queues over one Redis connection: enqueue bot turns and hints, read hint jobs."""
 
     def __init__(
         self,
         connection: redis.Redis,
         retry_intervals: tuple[int, ...] = RETRY_INTERVALS,
         stall_seconds: float = 15.0,
+        slice_seconds: float = 0.5,
+        max_think_ms: int = 10_000,
     ) -> None:
         self.connection = connection
-        self.queue = Queue(QUEUE, connection=connection)
-        self.scheduled = ScheduledJobRegistry(queue=self.queue)
+        self.queues = {name: Queue(name, connection=connection) for lane in LANES.values() for name in lane}
         self.retry_intervals = retry_intervals
         #: A started job whose worker has not sent a heartbeat for this long is presumed dead.
         self.stall_seconds = stall_seconds
+        #: How long a bot job goes on playing the bots' decisions that follow its own (workers.jobs).
+        self.slice_seconds = slice_seconds
+        self.max_think_ms = max_think_ms
 
     def reachable(self) -> int:
-        """Jobs waiting in the queue; raises ``redis.RedisError`` when the queue cannot be read."""
-        return self.queue.count
+        """Jobs waiting for the thinking lane; raises ``redis.RedisError`` when it cannot be read."""
+        return self.queues[THINK_QUEUE].count
+
+    def live_workers(self) -> int:
+        """Workers whose heartbeat is fresh (a dead one's registration lapses after :data:`WORKER_TTL`)."""
+        now = datetime.now(UTC)
+        return sum(
+            1
+            for worker in Worker.all(connection=self.connection)
+            if worker.last_heartbeat is not None
+            and (now - worker.last_heartbeat.replace(tzinfo=UTC)).total_seconds() < WORKER_TTL
+        )
+
+    def check_think_ms(self, think_ms: int) -> str | None:
+        """Why ``think_ms`` is refused (over ``TABLETOP_MAX_THINK_MS``), or ``None``."""
+        if think_ms > self.max_think_ms:
+            return f"at most {self.max_think_ms} ms on this server (TABLETOP_MAX_THINK_MS)"
+        return None
 
     # -- bot turns ----------------------------------------------------------------------------------
 
     def turn_pending(self, match_id: str, version: int, seat: dict[str, Any]) -> None:
         """Enqueue the bot turn of ``match_id`` at ``version`` unless a job for it exists already."""
-        think_ms = think_ms_of(seat)
+        queue = self.queues[LANES[lane_of(seat)][0]]
         with contextlib.suppress(DuplicateJobError):  # announced twice: one job plays the turn
-            self.queue.enqueue_call(
+            queue.enqueue_call(
                 PLAY_JOB,
                 args=(match_id, version),
                 job_id=bot_job_id(match_id, version),
                 unique=True,
-                timeout=job_timeout(think_ms),
+                timeout=job_timeout(think_ms_of(seat), self.slice_seconds),
                 result_ttl=0,
                 failure_ttl=FAILURE_TTL_SECONDS,
                 retry=Retry(max=len(self.retry_intervals), interval=list(self.retry_intervals)),
@@ -142,8 +193,8 @@ class BotQueue:
             # queue; when that worker died the lock outlives it for a minute and more, so a retry
             # overdue by the stall time is presumed orphaned.
             try:
-                due = self.scheduled.get_scheduled_time(job)
-            except NoSuchJobError:
+                due = ScheduledJobRegistry(queue=self.queues[job.origin]).get_scheduled_time(job)
+            except (NoSuchJobError, KeyError):
                 return False
             return (datetime.now(UTC) - due).total_seconds() < self.stall_seconds
         if status in WAITING:
@@ -155,27 +206,34 @@ class BotQueue:
 
     # -- hints --------------------------------------------------------------------------------------
 
-    def request_hint(self, match_id: str, version: int, seat: int, level: str, think_ms: int) -> str:
-        """Enqueue a hint for ``seat`` at ``version`` (or reuse the one asked for already); its job id."""
-        job_id = hint_job_id(match_id, version, seat, level)
-        job = self._fetch(job_id)
-        if job is not None and job.get_status() not in DEAD:
-            return job_id
+    def request_hint(
+        self, store: Store, match_id: str, version: int, seat: int, level: str, think_ms: int
+    ) -> str:
+        """The id of ``seat``'s hint job: the one still running, whatever it was asked for (a seat has
+        one at a time), or the finished one for this very question; else a new one."""
+        current = store.current_hint(match_id, seat)
+        job = self._fetch(current) if current else None
         if job is not None:
-            job.delete()
-        with contextlib.suppress(DuplicateJobError):  # asked twice at once: both share the first job
-            self.queue.enqueue_call(
-                HINT_JOB,
-                args=(match_id, version, seat, level, think_ms),
-                job_id=job_id,
-                unique=True,
-                timeout=job_timeout(think_ms),
-                result_ttl=HINT_TTL_SECONDS,
-                ttl=HINT_TTL_SECONDS,
-                failure_ttl=HINT_TTL_SECONDS,
-                meta={"match_id": match_id, "version": version, "seat": seat, "level": level},
-                description=f"hint for seat {seat} of match {match_id} at version {version}",
-            )
+            status = job.get_status()
+            if status not in DEAD and status != JobStatus.FINISHED:
+                return job.id
+            if status == JobStatus.FINISHED and (job.meta["version"], job.meta["level"]) == (version, level):
+                return job.id
+        job_id = new_hint_job_id()
+        if not store.claim_hint(match_id, seat, current, job_id, HINT_TTL_SECONDS):
+            # Asked twice at once: the other request's job is the seat's one.
+            return store.current_hint(match_id, seat) or job_id
+        self.queues[HINT_QUEUE].enqueue_call(
+            HINT_JOB,
+            args=(match_id, version, seat, level, think_ms),
+            job_id=job_id,
+            timeout=job_timeout(think_ms, 0),
+            result_ttl=HINT_TTL_SECONDS,
+            ttl=HINT_TTL_SECONDS,
+            failure_ttl=HINT_TTL_SECONDS,
+            meta={"match_id": match_id, "version": version, "seat": seat, "level": level},
+            description=f"hint for seat {seat} of match {match_id} at version {version}",
+        )
         return job_id
 
     def hint(self, job_id: str) -> JobInfo | None:

@@ -85,11 +85,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """Work the bots queue of the Redis in TABLETOP_REDIS_URL until stopped."""
+    """Work the bot queues of the Redis in TABLETOP_REDIS_URL until stopped."""
     from service.config import Config
     from workers.worker import run
 
-    run(Config.from_env(), burst=args.burst)
+    run(Config.from_env(), burst=args.burst, lanes=tuple(args.lanes.split(",")))
     return 0
 
 
@@ -147,8 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         "cost memory, not threads",
     )
     serve.set_defaults(func=cmd_serve)
-    worker = sub.add_parser("worker", help="run an RQ worker playing bot seats (needs TABLETOP_REDIS_URL)")
-    worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")
+    worker = sub.add_parser("worker", help="play bot seats and hints (needs TABLETOP_REDIS_URL)")
+    worker.add_argument("--burst", action="store_true", help="exit once the queues are empty")
+    worker.add_argument(
+        "--lanes",
+        default="quick,think",
+        choices=["quick,think", "quick", "think"],
+        help="the lanes to work, a process each (default %(default)s): quick bots, thinking bots and hints",
+    )
     worker.set_defaults(func=cmd_worker)
     sweep = sub.add_parser("sweep", help="re-enqueue bot turns that have no live job, once")
     sweep.set_defaults(func=cmd_sweep)

@@ -45,6 +45,8 @@ class Config:
     #: "1200/minute;50/second"); empty turns a limit off (see service/limits.py).
     rate_limit_address: str = ""
     rate_limit_token: str = ""
+    #: Match creations per client address (flask-limiter syntax, e.g. "30/minute"), on top of the above.
+    rate_limit_create: str = ""
     #: Reverse proxies in front of the API whose X-Forwarded-For/-Proto to believe (behind an ingress: 1).
     trusted_proxies: int = 0
     #: Comma-separated origins that browsers may call the API from; empty: no cross-origin access.
@@ -73,6 +75,14 @@ class Config:
     #: Seconds a response write may wait for a client that does not read (a stalled stream) before
     #: the connection is dropped.
     send_timeout_seconds: float = 30.0
+    #: The largest think budget a bot seat or a hint may ask for, in milliseconds (422 beyond).
+    max_think_ms: int = 10_000
+    #: Seconds a bot job goes on playing the bots' decisions that follow its own (each its own commit)
+    #: before it hands the match back to the queue, so one long all-bot match cannot hold a worker.
+    bot_slice_seconds: float = 0.5
+    #: Whether ``/readyz`` needs a bot worker with a fresh heartbeat (so an orchestrator sees a dead
+    #: fleet); off for an API that serves human matches only.
+    ready_needs_workers: bool = True
     #: Seconds between two sweeps for bot turns that have no live job (``tabletop worker``).
     sweep_seconds: int = 30
     #: A running bot job whose worker has sent no heartbeat for this long is presumed dead; the sweep

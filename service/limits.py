@@ -4,7 +4,8 @@ Counting in Redis (not in each process) makes a limit hold across every gunicorn
 Both limits are shared by every path a client can call (the API, its spec and docs, metrics, unknown
 paths and methods), so a client cannot multiply its budget by spreading requests over routes.  Only
 the probes are exempt: ``/healthz`` must never touch Redis, and a throttled probe would restart a
-healthy pod.  A refused request is a 429 in the API's error shape with ``Retry-After`` in seconds.
+healthy pod.  Match creation has a limit per address of its own besides (a match with bots costs the
+workers).  A refused request is a 429 in the API's error shape with ``Retry-After`` in seconds.
 
 The token limit is keyed by the token's SHA-256, so no seat token is ever written to Redis.  The
 address is the peer's, or the client's as reported by ``trusted_proxies`` reverse proxies (see
@@ -52,13 +53,17 @@ def _without_token() -> bool:
     return not _token_key()
 
 
+def _not_a_creation() -> bool:
+    return not (request.method == "POST" and request.path == "/v1/matches")
+
+
 def _exempt() -> bool:
     return request.method == "OPTIONS" or (request.method in ("GET", "HEAD") and request.path in PROBES)
 
 
 def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
     """Limit every path but the probes as ``config`` says; ``None`` when no limit is set."""
-    for name in ("rate_limit_address", "rate_limit_token"):
+    for name in ("rate_limit_address", "rate_limit_token", "rate_limit_create"):
         try:  # fail at start-up, not with a 500 on the first request
             parse_many(getattr(config, name) or "1/second")
         except ValueError:
@@ -72,6 +77,12 @@ def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
         limits.append(
             ApplicationLimit(
                 config.rate_limit_token, key_function=_token_key, scope="token", exempt_when=_without_token
+            )
+        )
+    if config.rate_limit_create:
+        limits.append(
+            ApplicationLimit(
+                config.rate_limit_create, key_function=_address, scope="create", exempt_when=_not_a_creation
             )
         )
     if not limits:

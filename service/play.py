@@ -12,7 +12,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.ai import DEFAULT_THINK_MS
@@ -67,6 +67,16 @@ def summary(meta: MatchMeta) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Played:
+    """What :meth:`Matches.play` did: the mover's response body (when asked for), the store's outcome,
+    and the match after the move (when it was committed)."""
+
+    body: dict[str, Any] | None
+    commit: Commit
+    meta: MatchMeta | None
+
+
+@dataclass(frozen=True)
 class Move:
     """A move request after HTTP parsing."""
 
@@ -85,7 +95,12 @@ class Matches:
         self.store = store
         self.games = games
         self.config = config
-        self.bots = bot_queue or bots.BotQueue(store.redis, stall_seconds=config.bot_stall_seconds)
+        self.bots = bot_queue or bots.BotQueue(
+            store.redis,
+            stall_seconds=config.bot_stall_seconds,
+            slice_seconds=config.bot_slice_seconds,
+            max_think_ms=config.max_think_ms,
+        )
 
     # -- lookups ------------------------------------------------------------------------------------
 
@@ -161,13 +176,12 @@ class Matches:
         for i, seat in enumerate(seats):
             if seat["kind"] == "bot":
                 level = seat.get("level", bots.DEFAULT_LEVEL)
+                think_ms = seat.get("think_ms", DEFAULT_THINK_MS[level])
+                refused = self.bots.check_think_ms(think_ms)
+                if refused is not None:
+                    raise invalid(f"seats.{i}.think_ms", refused)
                 stored_seats.append(
-                    {
-                        "name": seat["name"],
-                        "kind": "bot",
-                        "level": level,
-                        "think_ms": seat.get("think_ms", DEFAULT_THINK_MS[level]),
-                    }
+                    {"name": seat["name"], "kind": "bot", "level": level, "think_ms": think_ms}
                 )
                 hashes.append("")
             else:
@@ -201,7 +215,7 @@ class Matches:
             "options": options,
         }
         self.store.create(meta, game.encode(state), event)
-        self._announce_bot_turn(meta.id, meta.version, meta.seats, to_move)
+        self.announce_bot_turn(meta)
         return {**self.document(meta, state, None), "tokens": tokens}
 
     # -- play ---------------------------------------------------------------------------------------
@@ -249,16 +263,36 @@ class Matches:
     def commit(
         self, loaded: Loaded, seat: int, action: Any, idempotency: tuple[str, str] | None = None
     ) -> tuple[dict[str, Any], Commit]:
-        """The one write path of humans and bots: apply ``action`` for ``seat`` to the loaded state and
-        compare-and-set it against the loaded version, then announce a bot turn if one is due.
+        """The one write path of human moves: :meth:`play` on the loaded match, answering the mover.
 
         Returns the move's response body for ``seat`` and the store's outcome; only a committed outcome
         (``commit.version``) means the body happened.  ``idempotency`` is ``(key, request fingerprint)``.
         Raises a 422 :class:`ApiError` naming the rule when the engine refuses the action.
         """
-        meta = loaded.meta
+        state = self.games[loaded.meta.game].decode(loaded.state)
+        played = self.play(loaded.meta, state, seat, action, idempotency=idempotency)
+        assert played.body is not None
+        return played.body, played.commit
+
+    def play(
+        self,
+        meta: MatchMeta,
+        state: Any,
+        seat: int,
+        action: Any,
+        *,
+        idempotency: tuple[str, str] | None = None,
+        respond: bool = True,
+        announce: bool = True,
+    ) -> Played:
+        """Apply ``action`` for ``seat`` to ``state`` (the decoded state of ``meta``'s version, changed in
+        place) and compare-and-set it against that version: humans and bots write through here, so
+        Redis alone arbitrates between them.  Then announce a bot turn if one is due (unless the
+        caller, a bot job chaining the bots' decisions, plays it itself).
+
+        ``respond``: build the mover's response body (a bot needs none).
+        """
         game = self.games[meta.game]
-        state = game.decode(loaded.state)
         try:
             events = game.apply(state, action, seat=seat)
         except IllegalAction as exc:
@@ -269,18 +303,20 @@ class Matches:
         if result is not None:
             events.append({"type": OVER, "visible_to": "all", "result": result})
         version = meta.version + 1
-        body = {
-            "version": version,
-            "status": status,
-            "to_move": to_move,
-            "result": result,
-            "view": game.view(state, seat),
-            "events": [
-                client_event(StoredEvent(f"{version}-{n}", ev))
-                for n, ev in enumerate(events, 1)
-                if event_visible(ev, seat)
-            ],
-        }
+        body = None
+        if respond:
+            body = {
+                "version": version,
+                "status": status,
+                "to_move": to_move,
+                "result": result,
+                "view": game.view(state, seat),
+                "events": [
+                    client_event(StoredEvent(f"{version}-{n}", ev))
+                    for n, ev in enumerate(events, 1)
+                    if event_visible(ev, seat)
+                ],
+            }
         record = None
         if idempotency is not None:
             key, fingerprint = idempotency
@@ -289,24 +325,29 @@ class Matches:
                 json.dumps({"fingerprint": fingerprint, "body": body}),
                 self.config.idempotency_seconds,
             )
+        updated = now()
         commit = self.store.commit(
             meta,
             game.encode(state),
-            progress_fields(status, to_move, result, now()),
+            progress_fields(status, to_move, result, updated),
             events,
             {"version": version, "seat": seat, "action": action},
             self.config.retention_seconds if status == FINISHED else 0,
             record,
         )
-        if commit.version is not None:
-            self._announce_bot_turn(meta.id, version, meta.seats, to_move)
-        return body, commit
+        if commit.version is None:
+            return Played(body, commit, None)
+        after = replace(
+            meta, version=version, status=status, to_move=to_move, result=result, updated_at=updated
+        )
+        if announce:
+            self.announce_bot_turn(after)
+        return Played(body, commit, after)
 
-    def _announce_bot_turn(
-        self, match_id: str, version: int, seats: list[dict[str, Any]], to_move: int | None
-    ) -> None:
-        if to_move is not None and bots.is_bot(seats[to_move]):
-            self.bots.turn_pending(match_id, version, seats[to_move])
+    def announce_bot_turn(self, meta: MatchMeta) -> None:
+        """Enqueue the bot turn pending at ``meta``'s version, if a bot is to decide."""
+        if meta.to_move is not None and bots.is_bot(meta.seats[meta.to_move]):
+            self.bots.turn_pending(meta.id, meta.version, meta.seats[meta.to_move])
 
     # -- events and log -----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ Cluster slot and the commit script may touch all of it):
                         move it belongs to and ``after=<id>`` is a cursor that survives reconnects
 ``tt:{m:<id>}:log``     list of ``{"version", "seat", "action"}``: the full action log, for replays
 ``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
+``tt:{m:<id>}:hint:<seat>``  the id of the hint job the seat asked for last, with its own TTL
 
 Every commit also publishes the new version on the pub/sub channel named like the events stream, so
 one subscriber per API process learns of new events without polling (see :mod:`service.live`); the
@@ -42,6 +43,13 @@ FINISHED = "finished"
 STATUSES = (ACTIVE, FINISHED)
 
 _SEQ = "tt:seq"
+#: KEYS[1] = ARGV[2] (expiring after ARGV[3] s) if KEYS[1] is ARGV[1] ("" = unset); 1 if set, else 0.
+_CLAIM = """
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
 _ALL = "*"
 
 
@@ -178,6 +186,7 @@ class Store:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
         self._commit = client.register_script(files("service").joinpath("commit.lua").read_text())
+        self._claim = client.register_script(_CLAIM)
 
     # -- health -------------------------------------------------------------------------------------
 
@@ -312,6 +321,18 @@ class Store:
         """Scoped by the caller's seat token, so one seat's key can never replay another's response."""
         digest = hashlib.sha256(f"{token}\n{key}".encode()).hexdigest()
         return _key(match_id, f"idem:{digest}")
+
+    # -- hints --------------------------------------------------------------------------------------
+
+    def current_hint(self, match_id: str, seat: int) -> str | None:
+        """The id of the hint job ``seat`` asked for last (while it is kept)."""
+        raw = self.redis.get(_key(match_id, f"hint:{seat}"))
+        return raw.decode() if raw is not None else None
+
+    def claim_hint(self, match_id: str, seat: int, expected: str | None, job_id: str, ttl: int) -> bool:
+        """Make ``job_id`` the seat's current hint if the current one is still ``expected`` (compare and
+        set: of two requests at once, one wins and the other learns the winner's job)."""
+        return bool(self._claim(keys=[_key(match_id, f"hint:{seat}")], args=[expected or "", job_id, ttl]))
 
     # -- events and log -----------------------------------------------------------------------------
 

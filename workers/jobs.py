@@ -1,7 +1,7 @@
 """The RQ jobs: a bot seat's turn, a hint for a human seat, and the sweep for lost bot turns.
 
 A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
-was enqueued for.  A bot move is written through :meth:`service.play.Matches.commit`, the compare-and-set
+was enqueued for.  A bot move is written through :meth:`service.play.Matches.play`, the compare-and-set
 path of human moves, so a job that runs twice or late can never apply a move twice: the second commit
 finds the version moved and does nothing.
 
@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+import time
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -23,15 +25,23 @@ from rq.job import Job
 from engine.ai import choose_action
 from engine.core import Action, Game
 from engine.registry import GAMES
-from service.bots import is_bot, think_ms_of
+from service.bots import is_bot, lane_of, think_ms_of
 from service.config import Config
 from service.play import Matches
-from service.store import ACTIVE, Loaded, Store
+from service.store import ACTIVE, MatchMeta, Store
 
 log = logging.getLogger(__name__)
 
 #: What :func:`play_bot_turn` did, as its job result (and log line).
 MOVED, STALE, NOT_A_BOT, GONE = "moved", "stale", "not-a-bot", "gone"
+
+
+@dataclass(frozen=True)
+class Turns:
+    """What :func:`take_turns` did: the outcome of its first decision, and how many it committed."""
+
+    outcome: str
+    played: int
 
 
 _matches: Matches | None = None
@@ -54,19 +64,18 @@ def current() -> Matches:
     return _matches
 
 
-def decide_blind(game: Game, encoded: bytes, seat: int, level: str, think_ms: int) -> Action:
+def decide_blind(game: Game, state: Any, seat: int, level: str, think_ms: int) -> Action:
     """The move a bot of ``level`` makes for ``seat``, computed on a world sampled from what ``seat``
     knows: the one place a worker hands a state to a bot."""
     rng = random.Random(secrets.randbits(64))
-    world = game.determinize(game.decode(encoded), seat, rng)
+    world = game.determinize(state, seat, rng)
     return choose_action(game, world, level, rng, think_ms=think_ms)
 
 
-def _pending_bot(loaded: Loaded | None, version: int) -> str | None:
+def _pending_bot(meta: MatchMeta | None, version: int) -> str | None:
     """Why the bot turn of ``version`` is no longer to be played, or ``None`` if it is."""
-    if loaded is None:
+    if meta is None:
         return GONE
-    meta = loaded.meta
     if meta.version != version:
         return STALE
     if meta.to_move is None or not is_bot(meta.seats[meta.to_move]):
@@ -74,30 +83,66 @@ def _pending_bot(loaded: Loaded | None, version: int) -> str | None:
     return None
 
 
-def take_turn(matches: Matches, match_id: str, version: int, level: str | None = None) -> str:
+def take_turns(
+    matches: Matches, match_id: str, version: int, *, level: str | None = None, slice_seconds: float = 0.0
+) -> Turns:
     """Play the bot seat's pending decision of ``match_id`` at ``version`` (at ``level``, default the
-    seat's own) and commit it; what happened, as one of the outcome names."""
+    seat's own), then go on while the next decision is also a bot's of the same lane and
+    ``slice_seconds`` have not passed: each decision is its own compare-and-set commit, with its own
+    version, events and log entry, on the state this job holds (no reload, no queue round trip).
+
+    When it stops with a bot still to move, it announces that turn to the queue like any write does.
+    A failure after the first decision also hands the turn to the queue (its own job, with its own
+    retries) rather than failing this job, whose decisions are committed already.
+    """
     loaded = matches.store.load(match_id)
-    skip = _pending_bot(loaded, version)
+    meta = loaded.meta if loaded is not None else None
+    skip = _pending_bot(meta, version)
     if skip is not None:
-        return skip
-    assert loaded is not None
-    meta = loaded.meta
-    seat = meta.to_move
-    assert seat is not None
-    bot = meta.seats[seat]
-    action = decide_blind(
-        matches.games[meta.game], loaded.state, seat, level or bot["level"], think_ms_of(bot)
-    )
-    _, commit = matches.commit(loaded, seat, action)
-    return MOVED if commit.version is not None else GONE if commit.gone else STALE
+        return Turns(skip, 0)
+    assert loaded is not None and meta is not None and meta.to_move is not None
+    game = matches.games[meta.game]
+    state = game.decode(loaded.state)
+    lane = lane_of(meta.seats[meta.to_move])
+    deadline = time.monotonic() + slice_seconds
+    played = 0
+    while True:
+        seat = meta.to_move
+        assert seat is not None
+        bot = meta.seats[seat]
+        try:
+            action = decide_blind(game, state, seat, level or bot["level"], think_ms_of(bot))
+            outcome = matches.play(meta, state, seat, action, respond=False, announce=False)
+        except Exception:
+            if not played:
+                raise  # this job's own turn: RQ retries it, then the fallback plays
+            log.exception("bot turn %s v%s failed after %d chained decisions", match_id, meta.version, played)
+            matches.announce_bot_turn(meta)
+            return Turns(MOVED, played)
+        if outcome.meta is None:
+            return Turns(MOVED if played else GONE if outcome.commit.gone else STALE, played)
+        played += 1
+        meta = outcome.meta
+        nxt = meta.seats[meta.to_move] if meta.to_move is not None else None
+        if nxt is None or not is_bot(nxt):
+            return Turns(MOVED, played)
+        if lane_of(nxt) != lane or time.monotonic() >= deadline:
+            matches.announce_bot_turn(meta)
+            return Turns(MOVED, played)
+
+
+def take_turn(matches: Matches, match_id: str, version: int, level: str | None = None) -> str:
+    """One bot decision (no chaining); what happened, as one of the outcome names."""
+    return take_turns(matches, match_id, version, level=level).outcome
 
 
 def play_bot_turn(match_id: str, version: int) -> str:
-    """RQ job ``bot-<match>-<version>``: the bot to move at ``version`` decides and moves."""
-    outcome = take_turn(current(), match_id, version)
-    log.info("bot turn %s v%s: %s", match_id, version, outcome)
-    return outcome
+    """RQ job ``bot-<match>-<version>``: the bot to move at ``version`` decides and moves, and the bots
+    after it for up to ``TABLETOP_BOT_SLICE_SECONDS``."""
+    matches = current()
+    turns = take_turns(matches, match_id, version, slice_seconds=matches.config.bot_slice_seconds)
+    log.info("bot turn %s v%s: %s (%d decisions)", match_id, version, turns.outcome, turns.played)
+    return turns.outcome
 
 
 def bot_turn_failed(
@@ -114,7 +159,7 @@ def bot_turn_failed(
         return
     match_id, version = job.args
     log.warning("bot turn %s v%s failed for good (%s): playing a random move", match_id, version, exc_type)
-    take_turn(current(), match_id, version, level="random")
+    take_turns(current(), match_id, version, level="random")
 
 
 def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: int) -> dict[str, Any]:
@@ -127,7 +172,8 @@ def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: i
     answer: dict[str, Any] = {"version": version, "seat": seat, "level": level, "action": None}
     if loaded is None or loaded.meta.version != version or loaded.meta.to_move != seat:
         return answer
-    answer["action"] = decide_blind(matches.games[loaded.meta.game], loaded.state, seat, level, think_ms)
+    game = matches.games[loaded.meta.game]
+    answer["action"] = decide_blind(game, game.decode(loaded.state), seat, level, think_ms)
     return answer
 
 

@@ -1,43 +1,128 @@
-"""``tabletop worker``: an RQ worker on the bots queue, plus the schedulers that keep bot matches moving.
+"""``tabletop worker``: RQ workers playing bot turns and hints, in lanes, over a Redis that may go away.
 
-One process runs:
+One ``tabletop worker`` runs, by default, a process per lane (:data:`service.bots.LANES`):
 
-* the RQ worker (one forked work horse per job), heartbeating a running job every quarter of
-  ``bot_stall_seconds``, so the sweep can tell a thinking bot from one whose worker died;
-* RQ's built-in scheduler (``with_scheduler``), which runs the delayed retries of failed bot turns
-  (one worker holds its lock; the others try to take it over at each maintenance, every
-  ``sweep_seconds``, and the sweep re-enqueues a retry left overdue by a dead lock holder);
-* RQ's cron scheduler in a child process, enqueueing :func:`workers.jobs.sweep` every
-  ``sweep_seconds``.  It stops by itself when the worker is gone, so a killed worker leaves no orphan
-  sweeping forever.
+* the quick lane (``bots-quick``): turns of ``random`` and ``easy`` bots;
+* the thinking lane (``bots``, then ``hints``): turns of the searching bots, then hints;
 
-Several workers may run against one Redis: jobs are spread over them, and their sweeps are idempotent.
+so a flood of long thinking can never delay a quick bot's move, and hints wait for bot turns.  Plus a
+child process enqueueing :func:`workers.jobs.sweep` every ``sweep_seconds`` (RQ's cron scheduler).
+
+Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
+20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
+timeout is interrupted (RQ's SIGALRM death penalty) and retried, then played randomly; and a running
+job's heartbeat, which the sweep reads to tell a thinking bot from a dead worker, comes from a thread.
+A process that crashes outright loses its job to the sweep (``bot_stall_seconds``), as before.
+
+When Redis goes away (restarted, failed over), RQ's work loop ends; a lane then waits with backoff until
+Redis answers and works on with a new RQ worker (and its scheduler), and the sweeper does the same:
+the processes live on, and the bot turns and hints queued in Redis's append-only file resume.
+
+Several ``tabletop worker`` may run against one Redis: jobs are spread over them, their sweeps are
+idempotent.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
+import threading
+import time
+from typing import Any
 
 import redis
-from rq import Worker
+from rq import SimpleWorker
 from rq.cron import CronScheduler
 from rq.exceptions import StopRequested
+from rq.job import Job
+from rq.queue import Queue
+from rq.worker import WorkerStatus
 
 from engine.registry import GAMES
 from service import logs
-from service.bots import QUEUE
+from service.bots import LANES, THINK_QUEUE, WORKER_TTL
 from service.config import Config
 from service.play import Matches
-from service.store import Store
+from service.store import Store, connect
 from workers import jobs
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two attempts to reach a Redis that went away (doubling up to the second).
+BACKOFF = (0.5, 5.0)
+
+
+class BotWorker(SimpleWorker):
+    """RQ's non-forking worker, heartbeating the job it runs from a thread (see the module)."""
+
+    stopping = False
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        self.stopping = True  # a warm shutdown, not a lost Redis: do not start again
+        super().request_stop(signum, frame)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        execution = self.prepare_execution(job)
+        done = threading.Event()
+        beat = threading.Thread(target=self._heartbeats, args=(job, execution, done), daemon=True)
+        beat.start()
+        try:
+            self.perform_job(job, queue, execution)
+        finally:
+            done.set()
+            beat.join()
+        self.set_state(WorkerStatus.IDLE)
+
+    def _heartbeats(self, job: Job, execution: Any, done: threading.Event) -> None:
+        while not done.wait(self.job_monitoring_interval):
+            try:
+                self.maintain_heartbeats(job, execution)
+            except redis.RedisError:  # the job's own commands will fail too, and say so
+                return
+
+
+def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
+    """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
+    starting over whenever Redis goes away."""
+    jobs.bind(Matches(Store(connect(config.redis_url, timeout=config.redis_timeout_seconds)), GAMES, config))
+    delay = BACKOFF[0]
+    while True:
+        # The blocking dequeue waits up to WORKER_TTL - 15 s: a read timeout beyond that one.
+        connection = connect(config.redis_url, timeout=WORKER_TTL + 5)
+        try:
+            connection.ping()
+        except redis.RedisError as exc:
+            log.warning("worker (%s lane): redis unavailable (%s); retrying in %.1f s", lane, exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
+            continue
+        delay = BACKOFF[0]
+        worker = BotWorker(
+            list(LANES[lane]),
+            connection=connection,
+            name=f"{lane}-{os.getpid()}-{time.time_ns()}",
+            worker_ttl=WORKER_TTL,
+            job_monitoring_interval=max(1, config.bot_stall_seconds // 4),
+            # Maintenance is also when a worker without RQ's scheduler lock tries to take it over (RQ's
+            # default: every 10 minutes), e.g. after the worker that held it was killed.
+            maintenance_interval=config.sweep_seconds,
+        )
+        try:
+            worker.work(burst=burst, with_scheduler=True, logging_level=config.log_level)
+        except redis.RedisError as exc:  # RQ's own teardown talks to the Redis that just went away
+            log.warning("worker (%s lane): redis lost while stopping its work loop (%s)", lane, exc)
+        if burst or worker.stopping:
+            return
+        log.warning("worker (%s lane): the work loop ended (Redis lost?); starting over", lane)
+        time.sleep(delay)
 
 
 class SweepScheduler(CronScheduler):
     """RQ's cron scheduler, tied to the worker process that started it."""
 
     def __init__(self, connection: redis.Redis, parent: int) -> None:
-        super().__init__(connection, name=f"tabletop-sweep:{os.getpid()}")
+        super().__init__(connection, name=f"tabletop-sweep:{os.getpid()}:{time.time_ns()}")
         self.parent = parent
 
     def heartbeat(self) -> None:
@@ -47,36 +132,43 @@ class SweepScheduler(CronScheduler):
 
 
 def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
-    """Child process: enqueue the sweep every ``every_seconds`` until the parent worker is gone."""
-    scheduler = SweepScheduler(redis.Redis.from_url(redis_url), parent)
-    scheduler.register(jobs.sweep, QUEUE, interval=every_seconds, result_ttl=0, job_timeout=600)
-    scheduler.start()
+    """Child process: enqueue the sweep every ``every_seconds`` until the parent worker is gone, starting
+    over whenever Redis goes away."""
+    delay = BACKOFF[0]
+    while os.getppid() == parent:
+        try:
+            scheduler = SweepScheduler(connect(redis_url, timeout=WORKER_TTL + 5), parent)
+            scheduler.register(jobs.sweep, THINK_QUEUE, interval=every_seconds, result_ttl=0, job_timeout=600)
+            scheduler.start()
+            return  # stopped: the parent is gone
+        except redis.RedisError as exc:
+            log.warning("sweeper: redis unavailable (%s); retrying in %.1f s", exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
 
 
-def run(config: Config, *, burst: bool = False) -> None:
-    """Work the bots queue until stopped (SIGTERM/SIGINT), or until it is empty with ``burst``."""
+def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:
+    """Work ``lanes`` (a process each; the last in this one) until stopped, with the sweeper beside."""
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set: a worker needs the API's Redis")
     logs.configure(config.log_level)  # the same JSON lines as the API's
-    connection = redis.Redis.from_url(config.redis_url)
-    jobs.bind(Matches(Store(connection), GAMES, config))
-    sweeper = None
+    fork = mp.get_context("fork")
+    children = []
     if not burst:
-        sweeper = mp.get_context("fork").Process(
-            target=run_sweeps, args=(config.redis_url, config.sweep_seconds, os.getpid()), daemon=True
+        children.append(
+            fork.Process(
+                target=run_sweeps, args=(config.redis_url, config.sweep_seconds, os.getpid()), daemon=True
+            )
         )
-        sweeper.start()
+    children += [
+        fork.Process(target=serve_lane, args=(config, lane), kwargs={"burst": burst}) for lane in lanes[:-1]
+    ]
+    for child in children:
+        child.start()
     try:
-        worker = Worker(
-            [QUEUE],
-            connection=connection,
-            job_monitoring_interval=max(1, config.bot_stall_seconds // 4),
-            # Maintenance is also when a worker without RQ's scheduler lock tries to take it over (RQ's
-            # default: every 10 minutes), e.g. after the worker that held it was killed.
-            maintenance_interval=config.sweep_seconds,
-        )
-        worker.work(burst=burst, with_scheduler=True, logging_level=config.log_level)
+        serve_lane(config, lanes[-1], burst=burst)
     finally:
-        if sweeper is not None:
-            sweeper.terminate()
-            sweeper.join(timeout=10)
+        for child in children:
+            child.terminate()  # SIGTERM: a lane finishes its job first
+        for child in children:
+            child.join(timeout=60)

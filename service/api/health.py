@@ -26,7 +26,8 @@ def healthz() -> dict[str, Any]:
 @blp.response(200, StatusSchema)
 @blp.doc(responses=errors(503))
 def readyz() -> dict[str, Any]:
-    """Redis and the bots queue are reachable."""
+    """Redis and the bots queue are reachable, and a bot worker is alive (unless
+    ``TABLETOP_READY_NEEDS_WORKERS`` is off): an orchestrator sees a dead bot fleet."""
     matches = services().matches
     try:
         matches.store.ping()
@@ -34,8 +35,11 @@ def readyz() -> dict[str, Any]:
         raise ApiError(503, "unavailable", "redis is not reachable") from None
     try:
         matches.bots.reachable()
+        workers = matches.bots.live_workers()
     except redis.RedisError:
         raise ApiError(503, "unavailable", "the bots queue is not reachable") from None
+    if not workers and services().config.ready_needs_workers:
+        raise ApiError(503, "unavailable", "no bot worker has sent a heartbeat lately")
     return {"status": "ready"}
 
 

@@ -7,11 +7,11 @@ from typing import Any
 from flask import request, url_for
 
 from engine.ai import DEFAULT_THINK_MS
-from service import bots
+from service import auth, bots, logs
 from service.api import Blueprint, services
 from service.bots import JobInfo
-from service.errors import ApiError, not_found
-from service.play import check_decision, stale
+from service.errors import invalid, not_found
+from service.play import bearer_or_401, check_decision, stale, unauthorized
 from service.schemas.hints import HintRequestSchema, JobSchema
 from service.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
 
@@ -52,8 +52,9 @@ def job_document(info: JobInfo) -> dict[str, Any]:
 def request_hint(body: dict[str, Any], match_id: str) -> Any:
     """Ask a bot (``level``, ``think_ms``) for a move for the caller's pending decision.
 
-    The bot sees only what the caller's seat sees.  Asking again at the same version with the same
-    level returns the same job.
+    The bot sees only what the caller's seat sees.  A seat has one hint at a time: while one is
+    running, asking again (for whatever level) returns it; once finished, asking the same question
+    (version and level) returns it too.  ``think_ms`` is capped by the server (422 beyond).
     """
     matches = services().matches
     meta = matches.meta(match_id)
@@ -61,7 +62,10 @@ def request_hint(body: dict[str, Any], match_id: str) -> Any:
     check_decision(meta, seat)
     level = body.get("level", bots.DEFAULT_LEVEL)
     think_ms = body.get("think_ms", DEFAULT_THINK_MS[level])
-    job_id = matches.bots.request_hint(match_id, meta.version, seat, level, think_ms)
+    refused = matches.bots.check_think_ms(think_ms)
+    if refused is not None:
+        raise invalid("think_ms", refused)
+    job_id = matches.bots.request_hint(matches.store, match_id, meta.version, seat, level, think_ms)
     info = matches.bots.hint(job_id)
     if info is None:  # finished and expired in between: practically impossible, but say so
         raise not_found(f"job {job_id!r}")
@@ -78,8 +82,7 @@ def request_hint(body: dict[str, Any], match_id: str) -> Any:
     security=REQUIRED_SEAT,
     responses=errors(
         401,
-        (403, "The job belongs to another seat."),
-        (404, "Unknown or expired job."),
+        (404, "Unknown or expired job, or another seat's."),
         (409, "The match moved on before the bot could answer."),
     ),
 )
@@ -91,13 +94,18 @@ def get_job(job_id: str) -> Any:
     hint again starts a new job.
     """
     matches = services().matches
+    # The token first, and one 404 for a job that does not exist and one that is another seat's, so
+    # nothing here tells whether, when or how another seat asked for help.
+    token = bearer_or_401(request.headers.get("Authorization"))
+    if token is None:
+        raise unauthorized("a seat token is required")
     info = matches.bots.hint(job_id)
-    if info is None:
+    loaded = matches.store.load(info.meta["match_id"], state=False) if info is not None else None
+    mine = loaded is not None and auth.seat_of_token(token, loaded.meta.token_hashes) == info.meta["seat"]
+    if not mine:
         raise not_found(f"job {job_id!r}")
-    meta = matches.meta(info.meta["match_id"])
-    seat = matches.caller(meta, request.headers.get("Authorization"), required=True)
-    if seat != info.meta["seat"]:
-        raise ApiError(403, "not_your_job", "this hint was asked for another seat")
+    meta = loaded.meta
+    logs.annotate(seat=info.meta["seat"])
     doc = job_document(info)
     if info.status in bots.DEAD:
         return {**doc, "status": "failed", "error": "the bot could not compute a hint; ask again"}

@@ -157,3 +157,12 @@ def test_request_ids_are_echoed_when_tame_and_made_up_otherwise(make_client):
     moved = table.move(0, table.legal(0)[0], 0, **{"X-Request-ID": "move-1"})
     assert moved.status_code == 200 and moved.headers["X-Request-ID"] == "move-1"
     assert bearer(table.tokens[0])["Authorization"] not in str(moved.headers)
+
+
+def test_match_creation_has_a_limit_per_address_of_its_own(make_client):
+    client = make_client(rate_limit_create="2/minute")
+    body = {"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}]}
+    assert [client.post("/v1/matches", json=body).status_code for _ in range(3)] == [201, 201, 429]
+    assert client.get("/v1/matches").status_code == 200  # everything else is not counted against it
+    other = client.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": "198.51.100.7"})
+    assert other.status_code == 201  # another address, another budget

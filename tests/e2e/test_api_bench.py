@@ -34,3 +34,13 @@ def test_the_crowd_bench_gathers_its_crowd_and_measures_delivery(capsys):
     assert gathered >= 36 and received > 0 and 0 < p99 < 5000
     assert re.search(r"moves/s\s+no crowd\s+\d+ .* with crowd\s+\d+", out)
     assert "statuses" in out and "'200'" in out
+
+
+def test_the_bots_bench_times_all_bot_matches_through_real_workers(capsys):
+    from bench import bots
+
+    assert bots.main(["--matches", "2", "--games", "taj_mahal", "--levels", "random,easy"]) == 0
+    row = re.search(r"taj_mahal\s+(\d+)\s+(\d+) \(\s*([\d.]+)%\)\s+(\d+)", capsys.readouterr().out)
+    engine, random_rate, share, easy_rate = (float(x) for x in row.groups())
+    assert engine > random_rate > 0 and easy_rate > 0
+    assert abs(share - 100 * random_rate / engine) < 0.2

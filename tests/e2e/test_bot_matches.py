@@ -22,7 +22,7 @@ from rq.job import Job, JobStatus
 from bench.api import free_port, start_server
 from engine.registry import GAMES
 from service.bots import bot_job_id
-from service.client import Client
+from service.client import ApiError, Client
 from service.devredis import PrivateRedis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,11 +201,11 @@ def test_serve_alone_plays_bot_matches_and_stops_its_worker(tmp_path):
         assert worker_pid is not None, "serve did not start a worker"
         api = Client(f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + 60
-        while True:
+        while True:  # ready once the API answers and its worker has sent a heartbeat
             try:
                 api.request("GET", "/readyz")
                 break
-            except OSError:
+            except (OSError, ApiError):
                 assert time.monotonic() < deadline, "serve did not come up"
                 time.sleep(0.2)
         game_id = min(GAMES, key=lambda g: GAMES[g].min_players)

@@ -4,9 +4,9 @@
 
 The test writes a fault for a match into the Redis hash :data:`FAULTS`: ``"raise:<n>:<v>"`` or
 ``"hang:<n>:<v>"``; from version ``v`` on, the next ``n`` attempts at that match's bot turns raise an
-exception, or hang past the job's timeout (RQ kills the work horse), instead of playing.  Everything
-else is the real worker: RQ, retries, the fallback to a random move, the sweep.  Attempts are counted in
-Redis because each job runs in its own forked work horse.
+exception, or hang past the job's timeout (RQ's death penalty interrupts it), instead of playing.
+Everything else is the real worker: RQ, lanes, retries, the fallback to a random move, the sweep.
+Attempts are counted in Redis because a worker runs a process per lane.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ class InjectedFault(RuntimeError):
 def main() -> None:
     config = Config.from_env()
     client = redis.Redis.from_url(config.redis_url)
-    real_take_turn = jobs.take_turn
+    real_take_turns = jobs.take_turns
 
-    def take_turn(matches: Any, match_id: str, version: int, level: str | None = None) -> str:
+    def take_turns(matches: Any, match_id: str, version: int, **kwargs: Any) -> Any:
         spec = client.hget(FAULTS, match_id)
         if spec is not None:
             kind, times, from_version = spec.decode().split(":")
@@ -44,9 +44,9 @@ def main() -> None:
                 if kind == "raise":
                     raise InjectedFault(f"injected fault in {match_id} at version {version}")
                 time.sleep(24 * 3600)  # hang: only the job timeout ends this
-        return real_take_turn(matches, match_id, version, level)
+        return real_take_turns(matches, match_id, version, **kwargs)
 
-    jobs.take_turn = take_turn  # the fault wraps the real turn; the job functions look it up here
+    jobs.take_turns = take_turns  # the fault wraps the real turns; the job functions look it up here
     run(config)
 
 

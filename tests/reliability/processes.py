@@ -102,6 +102,7 @@ class ApiServer:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+        settings.setdefault("ready_needs_workers", False)  # tests that run workers say so
         env.update({f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()})
         env.update(TABLETOP_REDIS_URL=redis_url, TABLETOP_ALLOW_SEED="1", PYTHONPATH=str(ROOT))
         self.env = env

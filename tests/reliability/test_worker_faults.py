@@ -2,8 +2,9 @@
 all-bot matches, each hit by one fault a few moves in:
 
 ``raising``  attempts at its turn raise: RQ retries with backoff, then the seat plays a random move;
-``hanging``  an attempt hangs past the job timeout: RQ kills the work horse and retries;
-``killed``   the worker running its bot's search is SIGKILLed with its work horse (a replacement worker
+``hanging``  an attempt hangs past the job timeout: RQ's death penalty (SIGALRM; workers fork no work
+             horse) interrupts it, and RQ retries;
+``killed``   the worker running its bot's search is SIGKILLed with its lanes (a replacement worker
              starts): the job's heartbeat stops, and the sweep re-enqueues the turn.
 
 Every match must finish, and the longest pause between two of its moves must stay within what that fault
@@ -32,7 +33,7 @@ from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from bench.procs import descendants
-from service.bots import QUEUE, RETRY_INTERVALS, bot_job_id, job_timeout
+from service.bots import RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout
 from tests.reliability.fault_worker import FAULTS, FIRED
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match
 
@@ -41,7 +42,7 @@ THINK_MS = 300
 SWEEP_S, STALL_S = 4, 3
 #: The fault hits once the match reached this version (a few moves in).
 FAULT_AT = 6
-#: Process start, Redis round trips and fork per job on a loaded 2-core machine.
+#: Process start and Redis round trips on a loaded 2-core machine.
 SLACK_S = 5.0
 DEADLINE_S = 150
 SEATS = [
@@ -51,7 +52,7 @@ SEATS = [
 BOUNDS = {
     "killed": SWEEP_S + STALL_S + THINK_MS / 1000 + SLACK_S,
     "raising": sum(RETRY_INTERVALS) + 3 * THINK_MS / 1000 + SLACK_S,
-    "hanging": job_timeout(THINK_MS) + RETRY_INTERVALS[0] + THINK_MS / 1000 + SLACK_S,
+    "hanging": job_timeout(THINK_MS, 0.5) + RETRY_INTERVALS[0] + THINK_MS / 1000 + SLACK_S,
 }
 
 
@@ -87,7 +88,7 @@ class Watch(threading.Thread):
 
 
 def start_worker(api: ApiServer) -> subprocess.Popen[bytes]:
-    """A fault-injecting worker (with its work horses and sweep scheduler below it)."""
+    """A fault-injecting worker (with its quick lane and sweep scheduler below it)."""
     env = {**api.env, "TABLETOP_SWEEP_SECONDS": str(SWEEP_S), "TABLETOP_BOT_STALL_SECONDS": str(STALL_S)}
     log = (api.log_path.parent / "workers.log").open("ab")
     return subprocess.Popen(
@@ -97,8 +98,8 @@ def start_worker(api: ApiServer) -> subprocess.Popen[bytes]:
 
 
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a worker with its work horse and scheduler, as when its node dies (the work horse starts
-    a session of its own, so a process group would not hold it)."""
+    """SIGKILL a worker with its lanes and schedulers, as when its node dies (RQ's scheduler starts a
+    session of its own, so a process group would not hold it)."""
     for pid in descendants(proc.pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -106,9 +107,9 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
 
 
 def searching_worker_pid(connection: redis.Redis, match_id: str, version: int) -> int | None:
-    """The pid of the worker whose work horse runs ``match_id``'s bot turn at ``version``, if one does."""
+    """The pid of the worker that runs ``match_id``'s bot turn at ``version``, if one does."""
     job_id = bot_job_id(match_id, version)
-    if job_id not in StartedJobRegistry(QUEUE, connection=connection).get_job_ids(cleanup=False):
+    if job_id not in StartedJobRegistry(THINK_QUEUE, connection=connection).get_job_ids(cleanup=False):
         return None
     name = Job.fetch(job_id, connection=connection).worker_name
     if not name:  # registered as started an instant before its worker is recorded
@@ -141,7 +142,7 @@ class Stack:
         return match_id
 
     def kill_worker_searching(self, match_id: str) -> None:
-        """SIGKILL the worker (and its work horse) while it searches the first seat's move, once the
+        """SIGKILL the worker (and its lanes) while it searches the first seat's move, once the
         match is a few moves in; then start a replacement."""
         deadline = time.monotonic() + DEADLINE_S / 2
         pid = None

@@ -41,6 +41,7 @@ def make_config(redis_url: str, **overrides: Any) -> Config:
         "max_wait_seconds": 2.0,
         "heartbeat_seconds": 0.2,
         "stream_max_seconds": 3.0,
+        "ready_needs_workers": False,  # no bot worker runs here; tests/workers checks the requirement
     }
     settings.update(overrides)
     return Config(**settings)

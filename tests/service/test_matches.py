@@ -67,7 +67,7 @@ def test_seed_is_refused_unless_the_server_allows_it(redis_client, redis_url):
 
 
 def test_bot_seats_are_stored_and_a_bot_turn_job_is_queued_when_a_bot_is_to_move(client, redis_client):
-    queue = Queue(bots.QUEUE, connection=redis_client)
+    queue = Queue(bots.THINK_QUEUE, connection=redis_client)  # hard and normal bots think
     seats = [
         {"name": "ann"},
         {"name": "bot", "kind": "bot", "level": "hard", "think_ms": 250},
@@ -84,7 +84,7 @@ def test_bot_seats_are_stored_and_a_bot_turn_job_is_queued_when_a_bot_is_to_move
     assert queue.job_ids == [bots.bot_job_id(t.id, 1)]
     job = queue.fetch_job(bots.bot_job_id(t.id, 1))
     assert job.func_name == bots.PLAY_JOB and job.args == (t.id, 1)
-    assert job.timeout == bots.job_timeout(250)
+    assert job.timeout == bots.job_timeout(250, make_config("").bot_slice_seconds)
 
 
 def test_view_depends_on_the_token(client, table):

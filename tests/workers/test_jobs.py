@@ -3,6 +3,7 @@ compare-and-set commit, chaining, the random fallback after failed retries, and 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
-from service.bots import QUEUE, bot_job_id
+from service.bots import QUICK_QUEUE, THINK_QUEUE, bot_job_id
 from service.play import Matches, Move
 from tests.service.high_card import GAME as HIGH_CARD
 from workers import jobs
@@ -34,8 +35,8 @@ def create(matches: Matches, seats: list[dict[str, Any]], seed: int = 3, **optio
     return matches.create(request)
 
 
-def queued(matches: Matches) -> list[str]:
-    return Queue(QUEUE, connection=matches.store.redis).job_ids
+def queued(matches: Matches, queue: str = QUICK_QUEUE) -> list[str]:
+    return Queue(queue, connection=matches.store.redis).job_ids
 
 
 def test_a_bot_to_move_is_enqueued_once_per_version(matches):
@@ -136,7 +137,7 @@ def test_a_failing_bot_is_retried_then_plays_a_random_move(matches, work, monkey
     assert calls == ["easy", "easy", "easy", "random"]
     meta = matches.meta(doc["id"])
     assert meta.version == 1 and meta.to_move == 1
-    failed = FailedJobRegistry(QUEUE, connection=matches.store.redis)
+    failed = FailedJobRegistry(QUICK_QUEUE, connection=matches.store.redis)
     assert failed.get_job_ids() == [bot_job_id(doc["id"], 0)]
 
 
@@ -155,7 +156,7 @@ def _start(job: Job, heartbeat: datetime) -> None:
     """Mark ``job`` as taken by a worker that last sent a heartbeat at ``heartbeat``."""
     job.set_status(JobStatus.STARTED)
     job.heartbeat(heartbeat, 60)
-    Queue(QUEUE, connection=job.connection).remove(job)
+    Queue(job.origin, connection=job.connection).remove(job)
 
 
 @pytest.mark.parametrize(("silent_for", "enqueued"), [(0, 0), (10, 1)])
@@ -186,7 +187,7 @@ def test_the_sweep_takes_over_a_retry_only_when_it_is_overdue(matches, due_in, e
     """A retry waits in RQ's scheduled registry until the worker holding the scheduler lock moves it;
     overdue by more than ``bot_stall_seconds`` (2 s here) it is presumed orphaned by a dead worker."""
     doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
-    queue = Queue(QUEUE, connection=matches.store.redis)
+    queue = Queue(QUICK_QUEUE, connection=matches.store.redis)
     job = queue.fetch_job(bot_job_id(doc["id"], 0))
     queue.remove(job)
     queue.schedule_job(job, datetime.now(UTC) + timedelta(seconds=due_in))
@@ -210,3 +211,90 @@ def test_tabletop_sweep_runs_one_sweep(matches, redis_url):
         [sys.executable, "-m", "service.cli", "sweep"], env=no_redis, capture_output=True, text=True
     )
     assert out.returncode == 2 and "TABLETOP_REDIS_URL" in out.stderr
+
+
+def sliced(matches: Matches, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Bot jobs chain decisions for ``seconds``."""
+    monkeypatch.setattr(matches, "config", dataclasses.replace(matches.config, bot_slice_seconds=seconds))
+
+
+def ran_jobs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """The (match, version) of every bot-turn job the worker runs from now on."""
+    seen: list[tuple[str, int]] = []
+    real = jobs.play_bot_turn
+
+    def spy(match_id: str, version: int) -> str:
+        seen.append((match_id, version))
+        return real(match_id, version)
+
+    monkeypatch.setattr(jobs, "play_bot_turn", spy)
+    return seen
+
+
+def assert_replays(matches: Matches, match_id: str, players: int) -> None:
+    """Every version is one committed decision: a log entry each, events numbered by version."""
+    log = matches.store.action_log(match_id)
+    state = HIGH_CARD.setup(players, {}, seed=3)
+    events = matches.store.events_after(match_id, "0-0")
+    for version, entry in enumerate(log, 1):
+        assert entry["version"] == version and entry["action"] in HIGH_CARD.legal_actions(state)
+        HIGH_CARD.apply(state, entry["action"])
+        assert any(e.id.startswith(f"{version}-") and e.event["type"] == "action" for e in events)
+    assert HIGH_CARD.result(state) == matches.meta(match_id).result
+
+
+def test_one_job_plays_the_bots_decisions_in_a_row_each_its_own_commit(matches, work, monkeypatch):
+    sliced(matches, monkeypatch, 10.0)
+    seen = ran_jobs(monkeypatch)
+    doc = create(
+        matches, [{"name": f"b{i}", **BOT, "level": lvl} for i, lvl in enumerate(("random", "easy"))]
+    )
+    work()
+    meta = matches.meta(doc["id"])
+    assert meta.status == "finished" and meta.version > 4
+    assert seen == [(doc["id"], 0)]  # one job played the whole match
+    assert_replays(matches, doc["id"], 2)
+
+
+def test_a_job_hands_the_match_back_to_the_queue_when_its_slice_is_spent(matches, work, monkeypatch):
+    sliced(matches, monkeypatch, 0.0)
+    seen = ran_jobs(monkeypatch)
+    doc = create(matches, [{"name": f"b{i}", **BOT} for i in range(2)])
+    work()
+    meta = matches.meta(doc["id"])
+    assert meta.status == "finished"
+    assert seen == [(doc["id"], v) for v in range(meta.version)]  # a job per decision: each its own
+    assert_replays(matches, doc["id"], 2)
+
+
+def test_a_quick_bot_hands_a_thinking_bots_turn_to_the_thinking_lane(matches, monkeypatch):
+    sliced(matches, monkeypatch, 10.0)
+    doc = create(
+        matches, [{"name": "q", **BOT}, {"name": "t", "kind": "bot", "level": "normal", "think_ms": 10}]
+    )
+    assert queued(matches) == [bot_job_id(doc["id"], 0)] and queued(matches, THINK_QUEUE) == []
+    assert jobs.play_bot_turn(doc["id"], 0) == jobs.MOVED  # its decisions (R4 may give it two)
+    meta = matches.meta(doc["id"])
+    assert meta.version >= 1 and meta.to_move == 1
+    assert queued(matches, THINK_QUEUE) == [bot_job_id(doc["id"], meta.version)]
+
+
+def test_a_failure_after_the_first_decision_leaves_the_turn_to_a_job_of_its_own(matches, work, monkeypatch):
+    """The chain's committed decisions stand; the failing turn gets a job with its own retries."""
+    sliced(matches, monkeypatch, 10.0)
+    real = jobs.choose_action
+    calls = []
+
+    def third_fails(game, state, level, rng, think_ms=None, iterations=None):
+        calls.append(level)
+        if len(calls) == 3:
+            raise RuntimeError("bot crashed")
+        return real(game, state, level, rng, think_ms, iterations)
+
+    monkeypatch.setattr(jobs, "choose_action", third_fails)
+    seen = ran_jobs(monkeypatch)
+    doc = create(matches, [{"name": f"b{i}", **BOT} for i in range(2)])
+    work()
+    assert matches.meta(doc["id"]).status == "finished"
+    assert seen[:2] == [(doc["id"], 0), (doc["id"], 2)]  # the first job committed two decisions
+    assert_replays(matches, doc["id"], 2)
