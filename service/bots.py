@@ -181,6 +181,7 @@ class BotQueue:
         if job is not None:
             if self._alive(job):
                 return False
+            self.queues[job.origin].intermediate_queue.remove(job.id)
             job.delete()
         self.turn_pending(match_id, version, seat)
         return True
@@ -197,12 +198,29 @@ class BotQueue:
             except (NoSuchJobError, KeyError):
                 return False
             return (datetime.now(UTC) - due).total_seconds() < self.stall_seconds
+        if status == JobStatus.QUEUED:
+            return self._in_line(job)
         if status in WAITING:
             return True
         if status == JobStatus.STARTED and job.last_heartbeat is not None:
             silent = (datetime.now(UTC) - job.last_heartbeat.replace(tzinfo=UTC)).total_seconds()
             return silent < self.stall_seconds
         return False
+
+    def _in_line(self, job: Job) -> bool:
+        """Whether a job that says it is queued is: in its queue, or in RQ's hand-over list (taken by a
+        worker, not started yet) for less than the stall time.  A worker that lost Redis between taking
+        a job and starting it leaves it there, queued in name only."""
+        queue = self.queues[job.origin]
+        if self.connection.lpos(queue.key, job.id) is not None:
+            return True
+        handing = queue.intermediate_queue
+        if self.connection.lpos(handing.key, job.id) is None:
+            return False  # in no list: lost
+        if handing.set_first_seen(job.id):
+            return True  # seen being handed over for the first time: give it the stall time
+        first = handing.get_first_seen(job.id)
+        return first is not None and (datetime.now(UTC) - first).total_seconds() < self.stall_seconds
 
     # -- hints --------------------------------------------------------------------------------------
 

@@ -120,7 +120,7 @@ class ApiServer:
 
     def ready(self) -> bool:
         try:
-            return Client(self.port).call("GET", "/readyz")[0] == 200
+            return Client(self.port).call("GET", "/healthz")[0] == 200  # /readyz may await workers
         except OSError:
             return False
 

@@ -7,6 +7,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -298,3 +299,21 @@ def test_a_failure_after_the_first_decision_leaves_the_turn_to_a_job_of_its_own(
     assert matches.meta(doc["id"]).status == "finished"
     assert seen[:2] == [(doc["id"], 0), (doc["id"], 2)]  # the first job committed two decisions
     assert_replays(matches, doc["id"], 2)
+
+
+def test_the_sweep_replaces_a_job_queued_in_name_only(matches):
+    """A worker that lost Redis between taking a job (RQ moves it to its hand-over list) and starting it
+    leaves it `queued` in no queue: the sweep gives it the stall time (2 s here), then replaces it; a
+    queued job in no list at all is replaced at once."""
+    doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
+    connection = matches.store.redis
+    queue = Queue(QUICK_QUEUE, connection=connection)
+    job_id = bot_job_id(doc["id"], 0)
+    connection.lmove(queue.key, queue.intermediate_queue_key, "RIGHT", "LEFT")  # what a worker does
+    assert Job.fetch(job_id, connection=connection).get_status() == JobStatus.QUEUED and queued(matches) == []
+    assert jobs.sweep_matches(matches) == 0  # being handed over: for now
+    connection.set(queue.intermediate_queue.get_first_seen_key(job_id), time.time() - 10)
+    assert jobs.sweep_matches(matches) == 1
+    assert queued(matches) == [job_id] and queue.intermediate_queue.get_job_ids() == []
+    connection.lrem(queue.key, 1, job_id)  # lost altogether
+    assert jobs.sweep_matches(matches) == 1 and queued(matches) == [job_id]
