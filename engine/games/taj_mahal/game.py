@@ -10,6 +10,8 @@ from engine.core import Action, Event, Result, StateCodec, check_players, resolv
 from engine.games.taj_mahal import rules, scoring, view
 from engine.games.taj_mahal.components import STANDARD
 from engine.games.taj_mahal.heuristic import heuristic
+from engine.games.taj_mahal.schemas import ACTIONS, OPTIONS
+from engine.games.taj_mahal.setup import setup as new_state
 from engine.games.taj_mahal.state import State
 
 
@@ -19,15 +21,15 @@ class TajMahal(StateCodec):
     title = "Taj Mahal"
     min_players = min(STANDARD.player_counts)
     max_players = max(STANDARD.player_counts)
-    options: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}  # no options
-    actions = rules.ACTIONS
+    options = OPTIONS
+    actions = ACTIONS
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)
         resolve_options(self.options, options)
-        return rules.setup(STANDARD, players, seed)
+        return new_state(STANDARD, players, seed)
 
     def to_move(self, state: State) -> int | None:
         return rules.to_move(state)

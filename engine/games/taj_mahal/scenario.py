@@ -46,7 +46,7 @@ from typing import Any
 
 from engine.core import Rng
 from engine.games.taj_mahal.components import ANY_COLOUR, COLORED, GOOD, SPECIAL, STANDARD, Components
-from engine.games.taj_mahal.rules import place_province_tiles
+from engine.games.taj_mahal.setup import place_province_tiles
 from engine.games.taj_mahal.state import Player, State
 
 LETTERS = {"V": "vizier", "G": "general", "M": "monk", "P": "princess", "K": "grand_mogul", "E": "elephant"}

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.core import Rng
 from engine.games.taj_mahal import scoring
-from engine.games.taj_mahal.rules import current_cities, free_cities
+from engine.games.taj_mahal.legal import current_cities, free_cities
 from engine.games.taj_mahal.state import OVER, PHASE_NAMES, PLACE, TAKE, TURN, State
 
 
