@@ -46,7 +46,7 @@ from .components import (
     SPACE_PROVINCES,
     SPACES,
 )
-from .rules import begin_turn, board_blocked
+from .flow import begin_turn, board_blocked
 from .state import FREE, UNUSED, State, card_counts, card_list
 
 _KEYS = {
