@@ -11,7 +11,8 @@ from engine.core import Action, Event, Result, StateCodec, check_players, resolv
 from . import rules
 from .components import MAX_PLAYERS, MIN_PLAYERS
 from .heuristic import evaluate
-from .schemas import ACTIONS
+from .schemas import ACTIONS, OPTIONS
+from .setup import setup as new_state
 from .state import State
 from .view import determinize, view
 
@@ -28,26 +29,12 @@ class Confucius(StateCodec):
     #: About 40 actions at a turn, most of them close on the heuristic: without widening, 4 times the
     #: search effort spread over all of them did not play better (bench/strength.py, issue 4).
     search_options: ClassVar[dict[str, Any]] = {"root_widening": 0.5}
-    options: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "advanced": {
-                "type": "boolean",
-                "default": False,
-                "description": "advanced game: Petition the Emperor is allowed (R22, R56)",
-            },
-            "admiral_variant": {
-                "type": "boolean",
-                "default": False,
-                "description": "on a tie for most VP the Admiral wins even if not tied (R112)",
-            },
-        },
-    }
+    options = OPTIONS
     actions: ClassVar[dict[str, dict[str, Any]]] = ACTIONS
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)
-        return rules.setup(players, resolve_options(self.options, options), seed)
+        return new_state(players, resolve_options(self.options, options), seed)
 
     def to_move(self, state: State) -> int | None:
         return rules.to_move(state)

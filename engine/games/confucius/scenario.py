@@ -88,7 +88,7 @@ from .components import (
 from .cubes import SPACE_COUNT
 from .gifts import GIFTS, active_cubes
 from .ministries import SPACES_OF, space_index, space_name
-from .rules import setup
+from .setup import setup
 from .state import (
     ACTION,
     ACTIVE,

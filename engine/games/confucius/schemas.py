@@ -1,4 +1,5 @@
-"""The action types of Confucius as JSON schemas (published by the API), and the rule each one answers to.
+"""The game options and the action types of Confucius as JSON schemas (published by the API), and the rule
+each action answers to.
 
 Ministries, students, Distant Lands and reward cards are named by their component ids; official spaces
 are numbered 1-7 as on the board (R2), foreign-land positions 1-3 (R8) and their boxes from 0 as in
@@ -25,6 +26,22 @@ COUNT = {"type": "integer", "minimum": 0}
 GIFT = {"type": "integer", "minimum": 1, "maximum": 6, "description": "gift value"}
 CARDS = dict.fromkeys(CARD_FIELDS, COUNT)
 BRIBERY_CARDS = [r for r, m in zip(REWARDS, REWARD_MINISTRY, strict=True) if m is not None]
+
+OPTIONS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "advanced": {
+            "type": "boolean",
+            "default": False,
+            "description": "advanced game: Petition the Emperor is allowed (R22, R56)",
+        },
+        "admiral_variant": {
+            "type": "boolean",
+            "default": False,
+            "description": "on a tie for most VP the Admiral wins even if not tied (R112)",
+        },
+    },
+}
 
 
 def _spec(rule: str, kind: str, text: str, **fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
