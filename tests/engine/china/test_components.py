@@ -76,12 +76,24 @@ def test_pieces():
 
 def test_province_names():
     """R4: the seed's Hungarian names map to Wei, Zhao, Qi, Qin, Zhou (Vej, Csao, Csi, Csin, Csou);
-    Han, Yan, Chu and Wu complete the nine; ids are the upper-case names."""
+    Han, Yan and Wu and the red placeholder XRED complete the nine; ids are the upper-case names."""
     names = {p["id"]: p["name"] for p in BOARD["provinces"]}
-    assert names == {p.upper(): p for p in ("Yan", "Zhao", "Qin", "Wei", "Qi", "Han", "Zhou", "Chu", "Wu")}
+    named = {p.upper(): p for p in ("Yan", "Zhao", "Qin", "Wei", "Qi", "Han", "Zhou", "Wu")}
+    assert names == {**named, "XRED": "Red placeholder"}
     seed = {p["seed_name_hu"]: p["id"] for p in BOARD["provinces"] if p["seed_name_hu"]}
     assert seed == {"Vej": "WEI", "Csao": "ZHAO", "Csi": "QI", "Csin": "QIN", "Csou": "ZHOU"}
     assert tuple(names) == c.PROVINCES
+
+
+def test_no_red_province_carries_the_name_of_the_violet_chu():
+    """R4 (conflict note), R10: a 2005 review names the single violet province Chu, so the red
+    placeholder is XRED and no province, space or border space of another colour is called Chu."""
+    colour = {p["id"]: p["color"] for p in BOARD["provinces"]}
+    assert [pid for pid, col in colour.items() if col == "violet"] == ["ZHOU"]
+    assert colour["XRED"] == "red"
+    ids = [*colour, *c.SPACES]
+    assert not [i for i in ids if "CHU" in i]
+    assert not [p for p in BOARD["provinces"] if p["name"].lower() == "chu" and p["color"] != "violet"]
 
 
 def test_every_province_has_house_spaces_and_one_dragon_seal():

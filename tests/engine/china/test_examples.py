@@ -61,16 +61,16 @@ def test_s1a_rejections():
     play(state, house("WEI1", "red"))
     refused(state, house("WEI2", "red"), "R31")
     refused(state, emissary("WEI", "red"), "R31")
-    refused(state, house("CHU1", "red"), "R30")
+    refused(state, house("XRED1", "red"), "R30")
 
 
 def test_s1a_red_card_serves_either_red_province():
-    """R27: a red card pays for a piece in WEI or in CHU."""
+    """R27: a red card pays for a piece in WEI or in XRED."""
     state = s1a_state()
     legal = GAME.legal_actions(state)
-    assert house("WEI1", "red") in legal and house("CHU1", "red") in legal
-    play(state, house("CHU1", "red"))
-    assert houses_of(state) == {"CHU1": JENO}
+    assert house("WEI1", "red") in legal and house("XRED1", "red") in legal
+    play(state, house("XRED1", "red"))
+    assert houses_of(state) == {"XRED1": JENO}
 
 
 def s1b_state():
@@ -249,7 +249,7 @@ def test_e1_no_wild_pair_for_a_border_house():
 
 def test_e2_one_border_house_completes_two_provinces():
     """R13, R37, R41: B_WEI_ZHOU fills WEI (A 3, B 3, C 1) and ZHOU (B 4, C 3, A 1):
-    A +10, B +15, C +7; ZHAO and CHU stay unscored."""
+    A +10, B +15, C +7; ZHAO and XRED stay unscored."""
     state = build(
         {
             "players": 3,
@@ -267,7 +267,7 @@ def test_e2_one_border_house_completes_two_provinces():
                 "ZHOU4": C,
                 "ZHOU5": C,
                 "ZHOU6": C,
-                "B_ZHOU_CHU": A,
+                "B_ZHOU_XRED": A,
             },
             "hands": {B: ["R01", "V01", "G05"]},
         }
@@ -317,7 +317,7 @@ def test_e4_dense_ranking_with_tie_for_second():
             "hands": {D: ["V02", "R05", "G01"]},
         }
     )
-    play(state, house("B_ZHOU_CHU", "red+violet"))
+    play(state, house("B_ZHOU_XRED", "red+violet"))
     assert scores(state) == [8, 3, 3, 2]
 
 
@@ -340,17 +340,17 @@ def test_e6_branched_house_chain_counts_whole():
     """R59: A's 5 houses form one group branching at ZHOU2 (+5, not the longest path 4); B's
     WEI5-QI1-QI2-QI3 +4; C's groups of 3 and 2 score nothing."""
     owners = {A: ["ZHOU1", "ZHOU2", "ZHOU3", "B_WEI_ZHOU", "WEI4"], B: ["WEI5", "QI1", "QI2", "QI3"]}
-    owners[C] = ["CHU1", "CHU2", "CHU3", "YAN4", "YAN5"]
+    owners[C] = ["XRED1", "XRED2", "XRED3", "YAN4", "YAN5"]
     result = final_scoring({"players": 3, "houses": {s: seat for seat, ss in owners.items() for s in ss}})
     assert result["final_scoring"]["chains"] == [5, 4, 0]
 
 
 def test_e7_port_scoring():
     """R57, R14: 5 ports occupied, A 2, B 2, C 1 -> A +5, B +5, C +2; the port houses also count
-    as ordinary houses of YAN, QI, WU and CHU in the province scoring (A: YAN 1 + QI 2, B: QI 2 +
-    WU 1, C: CHU 1)."""
+    as ordinary houses of YAN, QI, WU and XRED in the province scoring (A: YAN 1 + QI 2, B: QI 2 +
+    WU 1, C: XRED 1)."""
     result = final_scoring(
-        {"players": 3, "houses": {"YAN4": A, "QI4": A, "QI5": B, "WU3": B, "CHU5": C}},
+        {"players": 3, "houses": {"YAN4": A, "QI4": A, "QI5": B, "WU3": B, "XRED5": C}},
     )
     assert result["final_scoring"]["ports"] == [5, 5, 2]
     assert result["final_scoring"]["provinces"] == [3, 3, 1]
@@ -441,7 +441,7 @@ def e11_state(to_move):
     """A: 20 houses on the board (none left) and 5 of 8 emissaries; B: everything placed."""
     a_houses = [f"{p}{i}" for p in ("YAN", "ZHAO", "QIN", "QI") for i in range(1, 6)]
     b_houses = [
-        f"{p}{i}" for p, k in (("WEI", 5), ("HAN", 4), ("ZHOU", 6), ("CHU", 5)) for i in range(1, k + 1)
+        f"{p}{i}" for p, k in (("WEI", 5), ("HAN", 4), ("ZHOU", 6), ("XRED", 5)) for i in range(1, k + 1)
     ]
     return build(
         {
@@ -494,9 +494,9 @@ def test_e12_blocked_board_ends_the_game():
 
 
 def test_e13_final_scoring_of_unscored_provinces():
-    """R56, R42, R43: CHU (A 2 houses) -> A +2; WU (no house) nothing; WEI, scored in play, not again
+    """R56, R42, R43: XRED (A 2 houses) -> A +2; WU (no house) nothing; WEI, scored in play, not again
     (B's 5 WEI houses earn nothing now; C's two border houses score in ZHAO and ZHOU, not WEI)."""
-    houses = {"CHU1": A, "CHU2": A} | {f"WEI{i}": B for i in range(1, 6)}
+    houses = {"XRED1": A, "XRED2": A} | {f"WEI{i}": B for i in range(1, 6)}
     houses |= {"B_ZHAO_WEI": C, "B_WEI_ZHOU": C}
     result = final_scoring({"players": 3, "houses": houses})
     assert result["final_scoring"]["provinces"] == [2, 0, 2]

@@ -124,7 +124,7 @@ def test_one_house_per_space_and_no_house_in_a_full_province():
         refused(state, house(space, "red"), "R32")
     legal = GAME.legal_actions(state)
     assert not [a for a in legal if a["type"] == "place" and a["target"] in wei]
-    assert emissary("WEI", "red") in legal and house("CHU1", "red") in legal
+    assert emissary("WEI", "red") in legal and house("XRED1", "red") in legal
 
 
 def test_scores_run_past_fifty_and_a_hundred():
@@ -459,7 +459,7 @@ def test_fortified_house_doubles_province_scoring():
             "hands": {0: ["V01", "R01", "G01"]},
         }
     )
-    play(state, house("B_ZHOU_CHU", "red+violet"))
+    play(state, house("B_ZHOU_XRED", "red+violet"))
     assert scores(state) == [10, 8, 0]
 
 
@@ -467,7 +467,7 @@ def test_no_doubling_without_the_variant():
     """R44: without the variant the same completion of ZHOU scores plain R41: B +8, A +5."""
     houses = {"ZHOU1": 0, "ZHOU2": 0} | {s: 1 for s in ("ZHOU3", "ZHOU4", "ZHOU5", "ZHOU6", "B_WEI_ZHOU")}
     state = build({"players": 3, "houses": houses, "hands": {0: ["V01", "R01", "G01"]}})
-    play(state, house("B_ZHOU_CHU", "red+violet"))
+    play(state, house("B_ZHOU_XRED", "red+violet"))
     assert scores(state) == [5, 8, 0]
 
 
