@@ -7,7 +7,8 @@ A game object has the attributes ``id``, ``title``, ``min_players``, ``max_playe
 schema of the game options, with defaults), ``actions`` (action type -> JSON schema of that action object),
 ``rules_file`` (path of the packaged RULES.md), ``search_options`` (fields of
 :class:`engine.ai.ismcts.SearchConfig` the game's search bots set differently from the defaults; usually
-empty) and these methods:
+empty), ``data_notes`` (what in the game's component data is a reconstruction, see :class:`Game`) and
+these methods:
 
 ``setup(players, options=None, seed=0) -> State``
     A fresh state. ``options`` is validated against ``options`` (see :func:`resolve_options`).
@@ -90,6 +91,9 @@ class Game(Protocol):
     actions: dict[str, dict[str, Any]]
     rules_file: str
     search_options: dict[str, Any]
+    #: What in the game's component data is a reconstruction rather than the printed component, one
+    #: ``{"component", "rules": [RULES.md rule ids], "note"}`` each; empty when nothing is.
+    data_notes: tuple[dict[str, Any], ...]
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> Any: ...
     def to_move(self, state: Any) -> int | None: ...

@@ -38,9 +38,12 @@ def list_games() -> dict[str, Any]:
 @blp.response(200, GameSchema)
 @blp.doc(responses=errors(404))
 def get_game(game_id: str) -> dict[str, Any]:
-    """Player counts, options with defaults, and the JSON schema of every action type."""
+    """Player counts, options with defaults, the JSON schema of every action type, and what in the
+    game's component data is reconstructed."""
     game = services().matches.game(game_id)
-    return {**_summary(game), "options": game.options, "actions": game.actions}
+    # A game registered without data_notes claims nothing reconstructed.
+    notes = getattr(game, "data_notes", ())
+    return {**_summary(game), "options": game.options, "actions": game.actions, "data_notes": list(notes)}
 
 
 @blp.route("/<game_id>/rules")

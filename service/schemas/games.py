@@ -17,6 +17,18 @@ class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
 
 
+class DataNoteSchema(Schema):
+    component = fields.String(required=True, metadata={"description": "The component concerned, e.g. `map`."})
+    rules = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Rule ids of RULES.md that describe the reconstruction (`R2`)."},
+    )
+    note = fields.String(
+        required=True, metadata={"description": "What is reconstructed and what is sourced."}
+    )
+
+
 class GameSchema(GameSummarySchema):
     options = fields.Dict(
         required=True,
@@ -29,5 +41,14 @@ class GameSchema(GameSummarySchema):
         metadata={
             "description": "Action type -> JSON schema of that action object (also in the spec's "
             "components as `<game>.<type>`)."
+        },
+    )
+    data_notes = fields.List(
+        fields.Nested(DataNoteSchema),
+        required=True,
+        metadata={
+            "description": "What in the game's component data is a reconstruction rather than the "
+            "printed component (a map, a card list...), so integrators and players know; empty when "
+            "nothing is. RULES.md gives the details under the listed rules."
         },
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 _DATA = json.loads((Path(__file__).with_name("components.json")).read_text(encoding="utf-8"))
 _BOARD = _DATA["board"]
@@ -78,4 +79,24 @@ ROAD_NEIGHBOURS: tuple[tuple[int, ...], ...] = _neighbours()
 #: The alliance lines as province index pairs (R11, R58).
 ALLIANCE_LINES: tuple[tuple[int, int], ...] = tuple(
     (PROVINCE_INDEX[p], PROVINCE_INDEX[q]) for p, q in _BOARD["alliance_lines"]
+)
+
+#: What in this data is a reconstruction rather than the printed component (RULES.md says where):
+#: published by ``GET /v1/games/china`` as ``data_notes`` so integrators and players know.
+DATA_NOTES: tuple[dict[str, Any], ...] = (
+    {
+        "component": "board",
+        "rules": ["R10", "R10a", "R11"],
+        "note": "The board geometry is a reconstruction: how many spaces each province has, which "
+        "provinces border each other, the roads, where the ports and border spaces lie and the 15 "
+        "alliance lines. Only the facts listed in R10 as high confidence are sourced (9 provinces, "
+        "colour pairs, the single violet province, 7 ports, 6 border spaces).",
+    },
+    {
+        "component": "province names",
+        "rules": ["R4"],
+        "note": "YAN, WU and the red XRED are placeholder provinces (one probably stands for Shu); XRED "
+        "is not Chu, which a 2005 review gives as the name of the violet province (shown here as "
+        "ZHOU, after the seed).",
+    },
 )

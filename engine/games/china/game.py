@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from engine.core import StateCodec, check_players, check_shape, check_turn, resolve_options
 
 from . import rules
-from .components import PLAYER_COUNTS
+from .components import DATA_NOTES, PLAYER_COUNTS
 from .heuristic import heuristic
 from .schemas import ACTIONS, OPTIONS
 from .scoring import result
@@ -28,6 +28,7 @@ class China(StateCodec):
     max_players = max(PLAYER_COUNTS)
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
+    data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
     options = OPTIONS
     actions = ACTIONS
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 _DATA = json.loads((Path(__file__).with_name("components.json")).read_text())
 
@@ -116,3 +117,7 @@ def cubes_for_gift_count(count: int) -> int:
 
 
 CUBES_BY_COUNT: tuple[int, ...] = tuple(cubes_for_gift_count(c) for c in range(2 * MAX_PLAYERS))
+
+#: What in this data is a reconstruction rather than the printed component: nothing (RULES.md marks no
+#: component as one), so ``GET /v1/games/confucius`` publishes an empty ``data_notes``.
+DATA_NOTES: tuple[dict[str, Any], ...] = ()

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
 
 from . import rules
-from .components import MAX_PLAYERS, MIN_PLAYERS
+from .components import DATA_NOTES, MAX_PLAYERS, MIN_PLAYERS
 from .heuristic import evaluate
 from .schemas import ACTIONS, OPTIONS
 from .setup import setup as new_state
@@ -29,6 +29,7 @@ class Confucius(StateCodec):
     #: About 40 actions at a turn, most of them close on the heuristic: without widening, 4 times the
     #: search effort spread over all of them did not play better (bench/strength.py, issue 4).
     search_options: ClassVar[dict[str, Any]] = {"root_widening": 0.5}
+    data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
     options = OPTIONS
     actions: ClassVar[dict[str, dict[str, Any]]] = ACTIONS
 

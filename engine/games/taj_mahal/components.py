@@ -154,3 +154,35 @@ def _load_standard() -> Components:
 
 
 STANDARD = _load_standard()
+
+#: What in the standard data is a reconstruction rather than the printed component (RULES.md says
+#: where): published by ``GET /v1/games/taj_mahal`` as ``data_notes`` so integrators and players know.
+DATA_NOTES: tuple[dict[str, Any], ...] = (
+    {
+        "component": "map",
+        "rules": ["R2", "C3"],
+        "note": "The road graph (which city connects to which) and which cities other than Agra are "
+        "fortified are a reconstruction that keeps every sourced fact (12 provinces, 49 cities, 16 "
+        "fortified, a ring of 4 roads per province); the province names other than Agra are readable "
+        "ids, not printed names.",
+    },
+    {
+        "component": "bonus tiles",
+        "rules": ["R4", "C3"],
+        "note": "The split of the 15 square bonus tiles (3 x +2 points, 3 x +1 card, goods rice 1, tea 3, "
+        "spices 2, jewels 3) is a reconstruction.",
+    },
+    {
+        "component": "coloured cards",
+        "rules": ["R7", "C1"],
+        "note": "Which symbol pairs the five two-character cards of each colour show is a "
+        "reconstruction (each of the 10 possible pairs twice in the deck); the per-colour symbol "
+        "counts are low to medium confidence.",
+    },
+    {
+        "component": "special cards",
+        "rules": ["R7", "C2"],
+        "note": "Which influence earns the +1 grand mogul card (vizier) and the any-colour card (monk) "
+        "is inferred by elimination, not sourced; the general and princess pairings are sourced.",
+    },
+)

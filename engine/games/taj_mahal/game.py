@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
 from engine.games.taj_mahal import rules, scoring, view
-from engine.games.taj_mahal.components import STANDARD
+from engine.games.taj_mahal.components import DATA_NOTES, STANDARD
 from engine.games.taj_mahal.heuristic import heuristic
 from engine.games.taj_mahal.schemas import ACTIONS, OPTIONS
 from engine.games.taj_mahal.setup import setup as new_state
@@ -25,6 +25,7 @@ class TajMahal(StateCodec):
     actions = ACTIONS
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
+    data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)

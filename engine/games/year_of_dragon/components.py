@@ -146,3 +146,7 @@ VP_PER_PERSON: int = _FINAL["per_person_tile"]
 GOODS_YUAN: int = _FINAL["rice_sale_yuan"]
 assert _FINAL["fireworks_sale_yuan"] == GOODS_YUAN, "rice and fireworks are assumed to sell alike"
 YUAN_PER_VP: int = _FINAL["yuan_per_vp"]
+
+#: What in this data is a reconstruction rather than the printed component: nothing (RULES.md marks no
+#: component as one), so ``GET /v1/games/year_of_dragon`` publishes an empty ``data_notes``.
+DATA_NOTES: tuple[dict[str, Any], ...] = ()

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from engine.core import Action, Event, StateCodec, check_players
 
 from . import rules, scoring, view
-from .components import PLAYER_COUNTS
+from .components import DATA_NOTES, PLAYER_COUNTS
 from .heuristic import heuristic
 from .schemas import ACTIONS, OPTIONS
 from .setup import new_state
@@ -26,6 +26,7 @@ class YearOfDragon(StateCodec):
     actions = ACTIONS
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
+    data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)
