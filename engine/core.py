@@ -94,6 +94,13 @@ class Game(Protocol):
     #: What in the game's component data is a reconstruction rather than the printed component, one
     #: ``{"component", "rules": [RULES.md rule ids], "note"}`` each; empty when nothing is.
     data_notes: tuple[dict[str, Any], ...]
+    #: JSON schemas of what clients read (each game's ``contract.py``): a seat's or spectator's view,
+    #: the result, event type -> event, and action type -> the action as the other seats see it when
+    #: part of it is secret (their log and ``action`` events show that form).
+    view_schema: dict[str, Any]
+    result_schema: dict[str, Any]
+    event_schemas: dict[str, dict[str, Any]]
+    masked_actions: dict[str, dict[str, Any]]
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> Any: ...
     def to_move(self, state: Any) -> int | None: ...
@@ -243,6 +250,35 @@ def action_schema(kind: str, description: str, **fields: dict[str, Any]) -> dict
         "required": ["type", *fields],
         "additionalProperties": False,
     }
+
+
+def closed_object(optional: dict[str, Any] | None = None, **required: dict[str, Any]) -> dict[str, Any]:
+    """JSON schema of an object with exactly these ``required`` fields and maybe the ``optional`` ones:
+    the shape games publish for their views, results and events (``contract.py`` of each game)."""
+    return {
+        "type": "object",
+        "properties": {**required, **(optional or {})},
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def array_of(items: dict[str, Any], **bounds: int) -> dict[str, Any]:
+    """JSON schema of a list of ``items`` (``minItems``/``maxItems`` as keywords)."""
+    return {"type": "array", "items": items, **bounds}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or null, in the form both OpenAPI 3.1 client generators we test read as optional."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def event_schema(
+    kind: str, description: str, optional: dict[str, Any] | None = None, **fields: dict[str, Any]
+) -> dict[str, Any]:
+    """JSON schema of one event type as clients receive it: a constant ``type`` and the given fields
+    (``visible_to`` is the service's business and never reaches a client)."""
+    return {"description": description, **closed_object(optional, type={"const": kind}, **fields)}
 
 
 def check_shape(actions: dict[str, dict[str, Any]], action: Any) -> str:

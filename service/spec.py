@@ -1,13 +1,27 @@
-"""OpenAPI additions that depend on the registered games: every action type as a named component, so
-client generators get one real type per action.
+"""OpenAPI additions that depend on the registered games, so client generators get one real type per
+thing a client reads or sends.
 
-Components: ``<game>.<type>`` (the game's own JSON schema of that action), ``<game>.Action`` (oneOf
-with a ``type`` discriminator) and ``Action`` (anyOf over the games; what request and response schemas
-refer to).  Also the seat-token security scheme.
+Per game ``<G>`` (the game id in PascalCase: ``YearOfDragon``), from the game's contract
+(``engine/games/<game>/contract.py`` and its action schemas):
+
+- ``<G><Type>Action`` per action type and ``<G>Action`` (oneOf, discriminated by ``type``);
+  ``<G>Masked<Type>Action``: an action as the other seats see it when part of it is secret;
+- ``<G>Options``, ``<G>View``, ``<G>Result``;
+- ``<G><Type>Event`` per event type, ``<G>ActionEvent``, ``<G>MatchOverEvent`` and ``<G>Event``
+  (oneOf by ``type``, with the service's own events);  ``<G>LogEntry``;
+- ``<G>Match``, ``<G>CreatedMatch``, ``<G>Log``, ``<G>CreateMatch``: the documents and the request
+  whose ``game`` names the game, with the game's view, result, options, log and seat counts.
+  ``Match``, ``CreatedMatch``, ``Log`` and ``CreateMatch`` become oneOf these, discriminated by
+  ``game``, so a typed client narrows everything at once by checking ``game``.
+
+Across games: ``Action`` (anyOf the games' unions: what a move sends), ``GameView`` (oneOf by
+``game``: move results carry a view, whose ``game`` tells which), ``GameResult`` and ``Event``.
+Also the seat-token security scheme.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from http import HTTPStatus
 from typing import Any
@@ -16,9 +30,21 @@ from apispec import APISpec
 from flask import Flask
 
 from engine.core import Game
+from service.schemas.events import EVENT_ID, SERVICE_EVENTS
+
+#: Fields the service adds to a game's result (service/play.py), never required.
+SERVICE_RESULT_FIELDS: dict[str, Any] = {
+    "resigned": {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0},
+        "description": "The seats that resigned, in order.",
+    }
+}
 
 SECURITY_SCHEME = "seatToken"
-#: For endpoints open to spectators: a token is optional.
+#: For endpoints open to spectators: a token is optional.  The empty requirement first is the form
+#: OpenAPI defines for "no authentication needed" (OpenAPI 3.1 §4.8.30); openapi-python-client types
+#: such operations as taking a ``Client | AuthenticatedClient``.
 OPTIONAL_SEAT = [{}, {SECURITY_SCHEME: []}]
 REQUIRED_SEAT = [{SECURITY_SCHEME: []}]
 #: The 403 of the operations that act for the caller's seat (see :func:`errors`).
@@ -50,66 +76,275 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+def pascal(name: str) -> str:
+    """``year_of_dragon`` -> ``YearOfDragon``: component names read as class names once generated."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _copy(schema: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy, so no two components share a dict (and the engine's constants stay untouched)."""
+    return json.loads(json.dumps(schema))
+
+
+def _one_of(refs: dict[str, str], prop: str, description: str) -> dict[str, Any]:
+    """oneOf the components ``refs`` (discriminator value -> component name), discriminated by ``prop``."""
+    return {
+        "description": description,
+        "oneOf": [_ref(name) for name in refs.values()],
+        "discriminator": {"propertyName": prop, "mapping": {k: _ref(v)["$ref"] for k, v in refs.items()}},
+    }
+
+
+def _with_id(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as the service delivers it: its stream id first, then the engine's fields."""
+    out = _copy(event)
+    out["properties"] = {
+        "id": {"type": "string", "pattern": EVENT_ID, "description": "stream id: `<version>-<n>`"},
+        **out["properties"],
+    }
+    out["required"] = ["id", *out.get("required", [])]
+    return out
+
+
+def _game_schema(game: Game, attribute: str, fallback: dict[str, Any]) -> dict[str, Any]:
+    """A schema from the game's contract; a game without one (a test game) gets ``fallback``."""
+    schema = getattr(game, attribute, None)
+    return _copy(schema) if schema is not None else fallback
+
+
+def register_components(spec: APISpec, games: dict[str, Game]) -> None:
+    """Components built from the games alone (before the blueprints register theirs)."""
+    spec.components.security_scheme(
+        SECURITY_SCHEME,
+        {"type": "http", "scheme": "bearer", "description": "A seat token returned by POST /v1/matches."},
+    )
+    unions, views, results, events = [], {}, [], []
+    for gid in sorted(games):
+        game, g = games[gid], pascal(gid)
+        mapping = {}
+        for kind in sorted(game.actions):
+            mapping[kind] = f"{g}{pascal(kind)}Action"
+            spec.components.schema(mapping[kind], component=_copy(game.actions[kind]))
+        spec.components.schema(
+            f"{g}Action", component=_one_of(mapping, "type", f"An action of {game.title}.")
+        )
+        unions.append(_ref(f"{g}Action"))
+        masked = []
+        for kind, schema in sorted(getattr(game, "masked_actions", {}).items()):
+            spec.components.schema(f"{g}Masked{pascal(kind)}Action", component=_copy(schema))
+            masked.append(_ref(f"{g}Masked{pascal(kind)}Action"))
+        shown_action = {"anyOf": [_ref(f"{g}Action"), *masked]} if masked else _ref(f"{g}Action")
+        spec.components.schema(
+            f"{g}View",
+            component=_game_schema(game, "view_schema", {"type": "object"}),
+        )
+        views[gid] = f"{g}View"
+        result = _game_schema(game, "result_schema", {"type": "object"})
+        result.setdefault("properties", {}).update(_copy(SERVICE_RESULT_FIELDS))
+        spec.components.schema(f"{g}Result", component=result)
+        results.append(_ref(f"{g}Result"))
+        spec.components.schema(
+            f"{g}LogEntry",
+            component={
+                "type": "object",
+                "properties": {
+                    "version": {"type": "integer", "description": "The version this action produced."},
+                    "seat": {"type": "integer"},
+                    "action": {**shown_action, "description": "The action, as the caller may see it."},
+                },
+                "required": ["version", "seat", "action"],
+                "additionalProperties": False,
+            },
+        )
+        by_type = {}
+        game_events = {
+            **{kind: _copy(schema) for kind, schema in getattr(game, "event_schemas", {}).items()},
+            "action": {
+                "description": "A seat's decision (the other seats may see its public part only).",
+                "type": "object",
+                "properties": {
+                    "type": {"const": "action"},
+                    "seat": {"type": "integer", "minimum": 0},
+                    "action": shown_action,
+                    "auto": {
+                        "const": True,
+                        "description": "Present when the action was forced (the only one).",
+                    },
+                },
+                "required": ["type", "seat", "action"],
+                "additionalProperties": False,
+            },
+            "match_over": {
+                "description": "The match is over; the stream of a finished match ends here.",
+                "type": "object",
+                "properties": {
+                    "type": {"const": "match_over"},
+                    "status": {"type": "string", "enum": ["finished", "aborted"]},
+                    "reason": {"type": "string", "description": "Why an aborted match was aborted."},
+                    "result": {
+                        "anyOf": [_ref(f"{g}Result"), {"type": "null"}],
+                        "description": "null if aborted",
+                    },
+                },
+                "required": ["type", "result"],
+                "additionalProperties": False,
+            },
+        }
+        for kind in sorted(game_events):
+            by_type[kind] = f"{g}{pascal(kind)}Event"
+            spec.components.schema(by_type[kind], component=_with_id(game_events[kind]))
+        for kind in sorted(SERVICE_EVENTS):
+            by_type[kind] = f"{pascal(kind)}Event"
+        spec.components.schema(
+            f"{g}Event", component=_one_of(by_type, "type", f"An event of a {game.title} match.")
+        )
+        events.append(_ref(f"{g}Event"))
+    for kind, schema in sorted(SERVICE_EVENTS.items()):
+        spec.components.schema(f"{pascal(kind)}Event", component=_with_id(schema))
+    spec.components.schema(
+        "Action", component={"description": "An action of the match's game.", "anyOf": unions}
+    )
+    spec.components.schema(
+        "GameView", component=_one_of(views, "game", "The game state as the caller may see it.")
+    )
+    spec.components.schema(
+        "GameResult",
+        component={"description": "Scores, ranking and tie-break of a finished match.", "anyOf": results},
+    )
+    spec.components.schema("Event", component={"description": "An event of a match.", "anyOf": events})
+
+
+def _split_by_game(
+    spec: APISpec, games: dict[str, Game], name: str, typed: dict[str, dict[str, Any]], description: str
+) -> None:
+    """Replace component ``name`` (an object with a ``game`` property) by a oneOf of per-game copies
+    ``<G><name>``, discriminated by ``game``; ``typed`` gives each copy's properties by name, with
+    ``{g}``/``{gid}`` filled in, and may name a property ``"seats"`` with per-game item counts."""
+    schemas = spec.components.schemas
+    base = schemas[name]
+    mapping = {}
+    for gid in sorted(games):
+        game, g = games[gid], pascal(gid)
+        variant = copy.deepcopy(base)
+        props = variant["properties"]
+        props["game"] = {"const": gid}
+        for prop, schema in typed.items():
+            if prop in props:
+                filled = json.loads(json.dumps(schema).replace("{g}", g).replace("{gid}", gid))
+                props[prop] = {**props[prop], **filled}
+                for key in ("type", "additionalProperties"):
+                    if key not in filled:  # exactly the typed schema: no `object &` beside a reference
+                        props[prop].pop(key, None)
+        if name == "CreateMatch":
+            props["seats"] = {**props["seats"], "minItems": game.min_players, "maxItems": game.max_players}
+        mapping[gid] = f"{g}{name}"
+        schemas[mapping[gid]] = variant
+    schemas[name] = _one_of(mapping, "game", description)
+
+
+def _retype(prop: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Make a marshmallow ``Dict`` property exactly ``schema`` (keeping its description): apispec's
+    ``type: object`` beside a reference makes generators emit ``{[key: string]: unknown} & T``."""
+    description = prop.get("description")
+    prop.clear()
+    prop.update(schema)
+    if description:
+        prop["description"] = description
+
+
+def describe_documents(spec: APISpec, games: dict[str, Game]) -> None:
+    """Type what marshmallow declares as plain dicts: views, results, events, log entries, actions."""
+    schemas = spec.components.schemas
+    nullable_result = {"anyOf": [{"$ref": "#/components/schemas/{g}Result"}, {"type": "null"}]}
+    match_types = {
+        "options": {"$ref": "#/components/schemas/{g}Options"},
+        "view": {"$ref": "#/components/schemas/{g}View"},
+        "result": nullable_result,
+    }
+    for name in ("Match", "CreatedMatch"):
+        if name in schemas:
+            _split_by_game(spec, games, name, match_types, "A match: its `game` tells its view and result.")
+    _split_by_game(
+        spec,
+        games,
+        "Log",
+        {
+            "options": {"$ref": "#/components/schemas/{g}Options"},
+            "entries": {"type": "array", "items": {"$ref": "#/components/schemas/{g}LogEntry"}},
+        },
+        "The action log of a match.",
+    )
+    schemas.pop("LogEntry", None)  # replaced by the per-game entries
+    _split_by_game(
+        spec,
+        games,
+        "CreateMatch",
+        {"options": {"$ref": "#/components/schemas/{g}Options"}},
+        "A new match of one game: its options and seat count.",
+    )
+    move = schemas["MoveResult"]["properties"]
+    _retype(move["view"], _ref("GameView"))
+    _retype(move["result"], {"anyOf": [_ref("GameResult"), {"type": "null"}]})
+    move["events"]["items"] = _ref("Event")
+    schemas["EventsPage"]["properties"]["events"]["items"] = _ref("Event")
+    _retype(schemas["ActionRequest"]["properties"]["action"], _ref("Action"))
+    schemas["LegalActions"]["properties"]["actions"]["items"] = _ref("Action")
+
+
 def describe_match_request(spec: APISpec, games: dict[str, Game]) -> None:
     """Say in the spec what ``CreateMatch`` validation enforces beyond marshmallow's reach: the game id
-    is a registered one, the seat count is in the registered games' range, the options fit one game's
-    option schema, a seat is a human (name only) or a bot (with level and think time).  Generated
-    clients and fuzzers then send real requests."""
+    is a registered one, the seat count is the game's, the options fit the game's option schema, a
+    seat is a human (name only) or a bot (with level and think time).  Generated clients and fuzzers
+    then send real requests.  Runs once the blueprints registered their schemas, so it also types
+    the documents (:func:`describe_documents`)."""
     create = spec.components.schemas["CreateMatch"]["properties"]
     create["game"]["enum"] = sorted(games)
     if games:
         create["seats"]["minItems"] = min(g.min_players for g in games.values())
         create["seats"]["maxItems"] = max(g.max_players for g in games.values())
-    option_refs = []
     for gid in sorted(games):
         spec.components.schema(
-            f"{gid}.Options",
-            component={**json.loads(json.dumps(games[gid].options)), "additionalProperties": False},
-        )
-        option_refs.append(_ref(f"{gid}.Options"))
-    if option_refs:
-        create["options"]["anyOf"] = option_refs
-    seat = spec.components.schemas["SeatRequest"]
-    props = seat["properties"]
-    human = {"name": props["name"], "kind": {"const": "human", "default": "human"}}
-    seat.clear()
-    seat["oneOf"] = [
-        {"type": "object", "properties": human, "required": ["name"], "additionalProperties": False},
-        {
-            "type": "object",
-            "properties": {**props, "kind": {"const": "bot"}},
-            "required": ["name", "kind"],
-            "additionalProperties": False,
-        },
-    ]
-
-
-def register_components(spec: APISpec, games: dict[str, Game]) -> None:
-    spec.components.security_scheme(
-        SECURITY_SCHEME,
-        {"type": "http", "scheme": "bearer", "description": "A seat token returned by POST /v1/matches."},
-    )
-    per_game: list[dict[str, Any]] = []
-    for gid in sorted(games):
-        game = games[gid]
-        mapping: dict[str, str] = {}
-        for kind in sorted(game.actions):
-            name = f"{gid}.{kind}"
-            spec.components.schema(name, component=json.loads(json.dumps(game.actions[kind])))
-            mapping[kind] = _ref(name)["$ref"]
-        spec.components.schema(
-            f"{gid}.Action",
+            f"{pascal(gid)}Options",
             component={
-                "description": f"An action of {game.title}.",
-                "oneOf": [{"$ref": ref} for ref in mapping.values()],
-                "discriminator": {"propertyName": "type", "mapping": mapping},
+                **_copy(games[gid].options),
+                "description": f"Options of {games[gid].title}.",
+                "additionalProperties": False,
             },
         )
-        per_game.append(_ref(f"{gid}.Action"))
-    action: dict[str, Any] = {"type": "object", "description": "An action of the match's game."}
-    if per_game:
-        action["anyOf"] = per_game
-    spec.components.schema("Action", component=action)
+    create.pop("options", None)  # each game's variant (below) names its own options
+    create["options"] = {"type": "object", "description": "Game options; see `GET /v1/games/{game}`."}
+    _describe_seat_requests(spec)
+    describe_documents(spec, games)
+
+
+def _describe_seat_requests(spec: APISpec) -> None:
+    """``SeatRequest`` as oneOf named per-kind requests (``HumanSeatRequest``, ``BotSeatRequest``...),
+    so generated code says what each seat is rather than ``SeatRequestType0``."""
+    schemas = spec.components.schemas
+    seat = schemas["SeatRequest"]
+    props = seat["properties"]
+    kinds = props["kind"].get("enum", ["human", "bot"])
+    variants = []
+    for kind in kinds:
+        name = f"{pascal(kind)}SeatRequest"
+        if kind == "human":
+            fields = {"name": props["name"], "kind": {"const": "human", "default": "human"}}
+            required = ["name"]
+        elif kind == "bot":
+            fields = {**{k: v for k, v in props.items() if k != "kind"}, "kind": {"const": "bot"}}
+            required = ["name", "kind"]
+        else:  # a kind without a name of its own yet (an open seat: the name is chosen at join)
+            fields = {"kind": {"const": kind}}
+            required = ["kind"]
+        schemas[name] = {
+            "type": "object",
+            "properties": fields,
+            "required": required,
+            "additionalProperties": False,
+        }
+        variants.append(_ref(name))
+    seat.clear()
+    seat["oneOf"] = variants
 
 
 def render(app: Flask) -> str:

@@ -2,11 +2,45 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from service.schemas.fields import FullMatch
 
 EVENT_ID = r"^[0-9]{1,18}-[0-9]{1,18}$"
+
+_SEATS = {"type": "array", "items": {"$ref": "#/components/schemas/Seat"}}
+
+
+def _service_event(kind: str, description: str, closed: bool = True, **fields: Any) -> dict[str, Any]:
+    """JSON schema of an event the service (not a game) writes; ``closed=False`` for events whose
+    fields are still growing, so a new field never makes a valid response fail the spec."""
+    return {
+        "type": "object",
+        "description": description,
+        "properties": {"type": {"const": kind}, **fields},
+        "required": ["type", *fields],
+        "additionalProperties": not closed,
+    }
+
+
+#: Events of every match, whatever the game (their ``type`` never clashes with a game's event):
+#: each game's event union in the spec (service/spec.py) lists them beside the game's own.
+SERVICE_EVENTS: dict[str, dict[str, Any]] = {
+    "match_created": _service_event(
+        "match_created",
+        "The match was created: its game, seats and options.",
+        game={"type": "string"},
+        seats=_SEATS,
+        options={"type": "object"},
+    ),
+    "match_started": _service_event("match_started", "The last open seat was taken.", closed=False),
+    "seat_joined": _service_event("seat_joined", "A player took an open seat.", closed=False),
+    "resigned": _service_event("resigned", "A seat resigned.", closed=False),
+    "timeout": _service_event("timeout", "A seat ran out of time.", closed=False),
+    "aborted": _service_event("aborted", "The match was aborted.", closed=False),
+}
 
 
 class EventsQuerySchema(Schema):

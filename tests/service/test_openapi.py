@@ -7,7 +7,7 @@ import jsonschema_rs
 
 from service.app import OFFLINE_REDIS_URL, create_app
 from service.config import Config
-from service.spec import render
+from service.spec import pascal, render
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
@@ -44,9 +44,10 @@ def test_served_spec_documents_every_action_type_and_error_status(client, app):
     assert spec["openapi"].startswith("3.1")
     schemas = spec["components"]["schemas"]
     for gid, game in app.extensions["tabletop"].matches.games.items():
+        g = pascal(gid)
         for kind, schema in game.actions.items():
-            assert schemas[f"{gid}.{kind}"] == schema
-        assert {"$ref": f"#/components/schemas/{gid}.Action"} in schemas["Action"]["anyOf"]
+            assert schemas[f"{g}{pascal(kind)}Action"] == schema
+        assert {"$ref": f"#/components/schemas/{g}Action"} in schemas["Action"]["anyOf"]
     assert set(schemas["Error"]["properties"]) == {"code", "message", "details", "rule"}
     move = spec["paths"]["/v1/matches/{match_id}/actions"]["post"]["responses"]
     assert {"200", "401", "403", "404", "409", "412", "413", "422", "428"} <= set(move)

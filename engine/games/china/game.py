@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from engine.core import StateCodec, check_players, check_shape, check_turn, resolve_options
 
-from . import rules
+from . import contract, rules
 from .components import DATA_NOTES, PLAYER_COUNTS
 from .heuristic import heuristic
 from .schemas import ACTIONS, OPTIONS
@@ -29,6 +29,10 @@ class China(StateCodec):
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
     data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
+    view_schema: ClassVar[dict[str, Any]] = contract.VIEW
+    result_schema: ClassVar[dict[str, Any]] = contract.RESULT
+    event_schemas: ClassVar[dict[str, dict[str, Any]]] = contract.EVENTS
+    masked_actions: ClassVar[dict[str, dict[str, Any]]] = contract.MASKED_ACTIONS
     options = OPTIONS
     actions = ACTIONS
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
 
-from . import rules
+from . import contract, rules
 from .components import DATA_NOTES, MAX_PLAYERS, MIN_PLAYERS
 from .heuristic import evaluate
 from .schemas import ACTIONS, OPTIONS
@@ -30,6 +30,10 @@ class Confucius(StateCodec):
     #: search effort spread over all of them did not play better (bench/strength.py, issue 4).
     search_options: ClassVar[dict[str, Any]] = {"root_widening": 0.5}
     data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
+    view_schema: ClassVar[dict[str, Any]] = contract.VIEW
+    result_schema: ClassVar[dict[str, Any]] = contract.RESULT
+    event_schemas: ClassVar[dict[str, dict[str, Any]]] = contract.EVENTS
+    masked_actions: ClassVar[dict[str, dict[str, Any]]] = contract.MASKED_ACTIONS
     options = OPTIONS
     actions: ClassVar[dict[str, dict[str, Any]]] = ACTIONS
 

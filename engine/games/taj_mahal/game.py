@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from engine.core import Action, Event, Result, StateCodec, check_players, resolve_options
-from engine.games.taj_mahal import rules, scoring, view
+from engine.games.taj_mahal import contract, rules, scoring, view
 from engine.games.taj_mahal.components import DATA_NOTES, STANDARD
 from engine.games.taj_mahal.heuristic import heuristic
 from engine.games.taj_mahal.schemas import ACTIONS, OPTIONS
@@ -26,6 +26,10 @@ class TajMahal(StateCodec):
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
     data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
+    view_schema: ClassVar[dict[str, Any]] = contract.VIEW
+    result_schema: ClassVar[dict[str, Any]] = contract.RESULT
+    event_schemas: ClassVar[dict[str, dict[str, Any]]] = contract.EVENTS
+    masked_actions: ClassVar[dict[str, dict[str, Any]]] = contract.MASKED_ACTIONS
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)

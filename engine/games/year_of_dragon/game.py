@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from engine.core import Action, Event, StateCodec, check_players
 
-from . import rules, scoring, view
+from . import contract, rules, scoring, view
 from .components import DATA_NOTES, PLAYER_COUNTS
 from .heuristic import heuristic
 from .schemas import ACTIONS, OPTIONS
@@ -27,6 +27,10 @@ class YearOfDragon(StateCodec):
     rules_file = str(Path(__file__).with_name("RULES.md"))
     search_options: ClassVar[dict[str, Any]] = {}
     data_notes = DATA_NOTES  # reconstructed component data (RULES.md), published by the API
+    view_schema: ClassVar[dict[str, Any]] = contract.VIEW
+    result_schema: ClassVar[dict[str, Any]] = contract.RESULT
+    event_schemas: ClassVar[dict[str, dict[str, Any]]] = contract.EVENTS
+    masked_actions: ClassVar[dict[str, dict[str, Any]]] = contract.MASKED_ACTIONS
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
         check_players(self, players)
