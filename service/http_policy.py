@@ -39,6 +39,11 @@ DOCS_CSP = (
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; frame-ancestors 'none'"
 )
+#: The web client (/play): its own modules and styles only, API calls to this origin; no inline script.
+PLAY_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 HSTS = "max-age=31536000"
 
 
@@ -68,7 +73,8 @@ def install(app: Flask, config: Config) -> None:
         for name, value in COMMON_HEADERS.items():
             headers.setdefault(name, value)
         docs = request.path == "/docs" or request.path.startswith("/docs/")
-        headers.setdefault("Content-Security-Policy", DOCS_CSP if docs else API_CSP)
+        play = request.path == "/play" or request.path.startswith("/play/")
+        headers.setdefault("Content-Security-Policy", DOCS_CSP if docs else PLAY_CSP if play else API_CSP)
         if request.is_secure:
             headers.setdefault("Strict-Transport-Security", HSTS)
         if "Cache-Control" not in headers and request.path.startswith("/v1/"):

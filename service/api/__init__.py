@@ -42,8 +42,9 @@ def services() -> Services:
 
 
 def register_blueprints(app: Flask, api: Api) -> None:
-    from service.api import actions, docs, events, games, health, hints, matches
+    from service.api import actions, docs, events, games, health, hints, lifecycle, matches, webclient
 
-    for module in (games, matches, actions, events, hints, health):
+    for module in (games, matches, lifecycle, actions, events, hints, health):
         api.register_blueprint(module.blp)
     app.register_blueprint(docs.blp)  # static files only: not part of the API spec
+    app.register_blueprint(webclient.blp)  # the reference browser client, static files too

@@ -1,0 +1,73 @@
+// The public v1 API, as any third-party client calls it. The seat token is read from the URL fragment
+// (#token=...), which the browser never sends, and goes to the server only as the Authorization header.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code || "error";
+    this.rule = body?.rule || null;
+    this.details = body?.details || null;
+  }
+}
+
+export function tokenFromFragment() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  return params.get("token") || null;
+}
+
+export class Api {
+  constructor(token = null) {
+    this.token = token;
+  }
+
+  headers(extra = {}) {
+    const out = {Accept: "application/json", ...extra};
+    if (this.token) out.Authorization = `Bearer ${this.token}`;
+    return out;
+  }
+
+  /** Calls the API; resolves to {status, data, etag} or throws ApiError. */
+  async call(method, path, {body, headers, signal} = {}) {
+    const init = {method, headers: this.headers(headers), signal, cache: "no-store"};
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers["Content-Type"] = "application/json";
+    }
+    const resp = await fetch(path, init);
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = {message: text}; }
+    if (!resp.ok) throw new ApiError(resp.status, data);
+    return {status: resp.status, data, etag: resp.headers.get("ETag")};
+  }
+
+  get(path, opts) { return this.call("GET", path, opts).then((r) => r.data); }
+  post(path, body, opts = {}) { return this.call("POST", path, {...opts, body}).then((r) => r.data); }
+
+  games() { return this.get("/v1/games"); }
+  game(id) { return this.get(`/v1/games/${encodeURIComponent(id)}`); }
+  async rules(id) {
+    const resp = await fetch(`/v1/games/${encodeURIComponent(id)}/rules`);
+    return resp.ok ? resp.text() : "";
+  }
+  match(id) { return this.get(`/v1/matches/${encodeURIComponent(id)}`); }
+  matches(query = "") { return this.get(`/v1/matches${query}`); }
+  legal(id) { return this.get(`/v1/matches/${encodeURIComponent(id)}/legal-actions`); }
+  create(body) { return this.post("/v1/matches", body); }
+
+  /** A move based on `version` (If-Match, quoted as an ETag). */
+  move(id, action, version) {
+    return this.post(`/v1/matches/${encodeURIComponent(id)}/actions`, {action},
+      {headers: {"If-Match": `"${version}"`}});
+  }
+
+  /** One long-poll page of events after `after` (waits up to `wait` seconds for the next). */
+  events(id, after, wait, signal) {
+    const q = new URLSearchParams({after, wait: String(wait)});
+    return this.get(`/v1/matches/${encodeURIComponent(id)}/events?${q}`, {signal});
+  }
+
+  hint(id, level) { return this.call("POST", `/v1/matches/${encodeURIComponent(id)}/hint`, {body: {level}}); }
+  job(jobId) { return this.call("GET", `/v1/jobs/${encodeURIComponent(jobId)}`); }
+}

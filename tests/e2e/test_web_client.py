@@ -1,0 +1,156 @@
+"""The reference web client (/play) in real headless Chromium, against a real server, Redis and bot
+worker: for every game a person starts a match against bots on the start page and plays it to the
+result by clicking the first legal choice each time; a spectator watches an all-bot match to its
+result; a crafted move is refused and the page shows the rule it broke.  Screenshots of every board go
+to docs/ (the README shows them).  The pages may reach nothing but the server (checked on every page)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from bench.api import free_port, start_server
+from engine.registry import GAMES
+from service.client import Client
+from service.devredis import PrivateRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Debian's chromium (./dev.sh test installs it): playwright never downloads a browser.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+#: Each game with the fewest players it allows: the shortest matches.
+PLAYERS = {game_id: GAMES[game_id].min_players for game_id in GAMES}
+#: A screenshot of each board is taken after this many of the person's moves (mid-game).
+SCREENSHOT_AFTER = 12
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """gunicorn on a private Redis, and a bot worker."""
+    with PrivateRedis() as redis_url:
+        port = free_port()
+        server = start_server(redis_url, port, workers=1)
+        env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
+               "PYTHONPATH": str(ROOT)}  # fmt: skip
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            server.terminate()
+            server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, base_url: str) -> Iterator[Page]:
+    """A page that may reach only the server, failing the test on a script error or any other request."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(r) -> None:  # type: ignore[no-untyped-def]
+        if r.request.url.startswith(base_url):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    pg.route("**/*", route)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not outside, f"the client reached outside the server: {outside}"
+    assert not errors, f"script errors: {errors}"
+
+
+def start_from_the_start_page(page: Page, base_url: str, game_id: str) -> tuple[str, str]:
+    """Fills /play: the game, the fewest players, seat 0 for me and `random` bots; returns (id, token)."""
+    page.goto(f"{base_url}/play")
+    page.wait_for_selector("body[data-ready]")
+    page.select_option("#game", game_id)
+    page.wait_for_function(
+        "n => document.querySelector(`#players option[value='${n}']`) !== null", arg=PLAYERS[game_id]
+    )
+    page.select_option("#players", str(PLAYERS[game_id]))
+    assert page.locator("#seat-kind-0").input_value() == "you"
+    for seat in range(1, PLAYERS[game_id]):
+        page.select_option(f"#seat-kind-{seat}", "bot:random")
+    page.click("#start")
+    page.wait_for_url("**/play/*#token=*")
+    page.wait_for_selector("body[data-ready]")
+    url = urlparse(page.url)
+    token = parse_qs(url.fragment)["token"][0]
+    return url.path.rsplit("/", 1)[1], token
+
+
+def play_by_clicking(page: Page, shot: Path | None) -> int:
+    """Clicks the first legal choice whenever it is my turn, until the result shows; returns my moves."""
+    page.wait_for_selector("body[data-ready]")
+    moves = 0
+    last = ""
+    deadline = time.monotonic() + 400
+    while True:
+        assert time.monotonic() < deadline, f"no result after {moves} moves"
+        handle = page.wait_for_function(
+            """last => {
+                if (!document.getElementById('result').hidden) return 'done';
+                const list = document.getElementById('actions');
+                const button = list.querySelector('button.action:not([disabled])');
+                const fresh = list.dataset.version && list.dataset.version !== last;
+                return fresh && button ? list.dataset.version : null;
+            }""",
+            arg=last,
+            timeout=60_000,
+        )
+        version = handle.json_value()
+        if version == "done":
+            return moves
+        page.locator("#actions button.action:not([disabled])").first.click()
+        last = version
+        moves += 1
+        if shot is not None and moves == SCREENSHOT_AFTER:
+            page.wait_for_function("v => document.getElementById('actions').dataset.version !== v", arg=last)
+            page.screenshot(path=str(shot), full_page=True)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, game_id):
+    match_id, token = start_from_the_start_page(page, base_url, game_id)
+    assert page.locator("svg.board-svg").count() == 1
+    assert page.locator("#summary li").count() >= 3  # the board in words
+    moves = play_by_clicking(page, ROOT / "docs" / f"board-{game_id}.png")
+    api = Client(base_url)
+    done = api.match(match_id, token)
+    assert done["status"] == "finished"
+    log = api.log(match_id)
+    mine = [e for e in log["entries"] if e["seat"] == 0]
+    assert moves == len(mine) > 0  # every click was one accepted move, and no move was made for me
+    result = page.locator("#result")
+    winners = done["result"].get("winners") or done["result"]["ranking"][:1]
+    names = {s["seat"]: s["name"] for s in done["seats"]}
+    assert all(names[w] in result.locator(".winners").inner_text() for w in winners)
+    assert page.locator("#log li").count() >= len(log["entries"])  # the event log, in words
+    assert "The match is over" in page.locator("#status").inner_text()
