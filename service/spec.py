@@ -42,10 +42,17 @@ SERVICE_RESULT_FIELDS: dict[str, Any] = {
 }
 
 SECURITY_SCHEME = "seatToken"
-#: For endpoints open to spectators: a token is optional.  The empty requirement first is the form
-#: OpenAPI defines for "no authentication needed" (OpenAPI 3.1 §4.8.30); openapi-python-client types
-#: such operations as taking a ``Client | AuthenticatedClient``.
-OPTIONAL_SEAT = [{}, {SECURITY_SCHEME: []}]
+#: For endpoints open to spectators: a token is optional.  OpenAPI's own form for that,
+#: ``[{}, {seatToken: []}]``, makes openapi-python-client (0.29) demand an authenticated client, so
+#: anonymous calls do not type-check (openapi-python-client#1372); with no requirement at all it
+#: accepts ``Client | AuthenticatedClient`` (and the authenticated one sends its token), and
+#: openapi-typescript reads both forms alike.  The operations' descriptions say a token is optional
+#: (:func:`describe_documents`).
+OPTIONAL_SEAT: list[dict[str, list[str]]] = []
+OPTIONAL_SEAT_NOTE = (
+    "A seat token is optional: with `Authorization: Bearer <token>` the answer is as that seat sees "
+    "the match, without one as a spectator sees it."
+)
 REQUIRED_SEAT = [{SECURITY_SCHEME: []}]
 #: The 403 of the operations that act for the caller's seat (see :func:`errors`).
 NOT_YOUR_DECISION = (403, "The pending decision is another seat's.")
@@ -136,7 +143,9 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
         shown_action = {"anyOf": [_ref(f"{g}Action"), *masked]} if masked else _ref(f"{g}Action")
         spec.components.schema(
             f"{g}View",
-            component=_game_schema(game, "view_schema", {"type": "object"}),
+            component=_game_schema(
+                game, "view_schema", {"type": "object", "properties": {"game": {"const": gid}}}
+            ),
         )
         views[gid] = f"{g}View"
         result = _game_schema(game, "result_schema", {"type": "object"})
@@ -282,6 +291,16 @@ def describe_documents(spec: APISpec, games: dict[str, Game]) -> None:
         {"options": {"$ref": "#/components/schemas/{g}Options"}},
         "A new match of one game: its options and seat count.",
     )
+    for item in spec._paths.values():  # apispec keeps the paths there until to_dict()
+        for operation in item.values():
+            if isinstance(operation, dict) and operation.get("security") == OPTIONAL_SEAT:
+                operation["description"] = (
+                    f"{operation.get('description', '').rstrip()}\n\n{OPTIONAL_SEAT_NOTE}"
+                )
+                operation.pop("security")
+    for parameter in spec._paths.get("/v1/games/{game_id}", {}).get("parameters", []):
+        if parameter.get("name") == "game_id":
+            parameter["schema"]["enum"] = sorted(games)
     move = schemas["MoveResult"]["properties"]
     _retype(move["view"], _ref("GameView"))
     _retype(move["result"], {"anyOf": [_ref("GameResult"), {"type": "null"}]})

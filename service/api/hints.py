@@ -39,7 +39,7 @@ def job_document(info: JobInfo) -> dict[str, Any]:
 
 
 @blp.route("/v1/matches/<match_id>/hint", methods=["POST"])
-@blp.arguments(HintRequestSchema())
+@blp.arguments(HintRequestSchema(), required=False)  # no body: the default level and think time
 @blp.response(202, JobSchema, headers=LOCATION)
 @blp.doc(
     operationId="requestHint",

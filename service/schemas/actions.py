@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+import re
 
-from service.schemas.fields import FullMatch, JsonInteger
+from marshmallow import Schema, ValidationError, fields, validate
+
+from service.schemas.fields import JsonInteger
+
+#: An ETag as the API sends it: a version in double quotes (RFC 9110 entity-tag).
+IF_MATCH = r'^\s*"[0-9]{1,18}"\s*$'
+
+
+def _quoted_version(value: str) -> None:
+    """Refuse anything but a quoted version, showing the quoted form of an unquoted one: HTTP
+    entity tags are quoted, and a client that sends ``If-Match: 12`` should learn how to fix it."""
+    if not re.fullmatch(IF_MATCH, value):
+        bare = value.strip().strip('"')
+        hint = f' (send If-Match: "{bare}")' if bare.isdigit() and len(bare) <= 18 else ""
+        raise ValidationError(f"must be a version in double quotes, as in the ETag header{hint}")
+
 
 #: The spec component holding the anyOf of every registered game's action schemas (see service/spec.py).
 ACTION = {"allOf": [{"$ref": "#/components/schemas/Action"}]}
@@ -24,8 +39,11 @@ class ActionRequestSchema(Schema):
 class ActionHeadersSchema(Schema):
     if_match = fields.String(
         data_key="If-Match",
-        validate=FullMatch(r'^\s*"[0-9]{1,18}"\s*$'),
-        metadata={"description": 'The match version the move is based on, as returned in ETag (`"12"`).'},
+        validate=_quoted_version,
+        metadata={
+            "description": 'The match version the move is based on, as returned in ETag, quoted (`"12"`).',
+            "pattern": IF_MATCH,
+        },
     )
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
