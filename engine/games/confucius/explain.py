@@ -11,15 +11,26 @@ from engine.core import RULE_SCHEMA, Action, IllegalAction
 
 from . import cards, exam
 from .actions import PETITION_GIFT, REWARD_CARD, REWARD_TYPES
-from .components import COIN_VALUES, HAND_LIMIT, MINISTRIES, NOT_IN_ROUND_1, REWARD_INDEX, REWARDS
+from .components import (
+    COIN_VALUES,
+    HAND_LIMIT,
+    MINISTRIES,
+    NOMINATE_COST,
+    NOT_IN_ROUND_1,
+    REWARD_INDEX,
+    REWARDS,
+    SPACES,
+)
 from .cubes import ACTION_SPACE, cube_cost
 from .gifts import GIFTS
-from .ministries import bribe_allowed, influence_table
+from .legal import bribery_ministries
+from .ministries import HUBU, bribe_allowed, has_marker, influence_table, space_index
 from .schemas import ACTIONS, RULE_OF, SEAT_FIELDS
 from .state import (
     ACTION,
     AVAILABLE,
     CHOOSE_CM,
+    EMPTY,
     EXTRA,
     FAVOUR,
     GIVE,
@@ -92,7 +103,9 @@ def _reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
         cost = cube_cost(state, p, ACTION_SPACE[kind])
         return "R35", f"{kind} costs {cost} cube(s) now, you have {state.cubes[p]}"
     if kind.startswith("petition_"):
-        return _petition_reason(state, p, action)
+        reason = _petition_reason(state, p, action)
+        if reason:
+            return reason
     if kind in REWARD_TYPES:
         card = REWARD_INDEX[action["card"]] if kind == "reward_bribery" else REWARD_CARD[kind]
         if card not in state.rewards[p]:
@@ -114,6 +127,10 @@ def _reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
             return "R64", f"you hold a gift of value {held} from that player; yours may not be lower"
         if state.gift[p * GIFTS + action["value"] - 1] != AVAILABLE:
             return "R52", f"your gift of value {action['value']} is not available"
+    if kind in _TARGET_REASONS:
+        reason = _TARGET_REASONS[kind](state, p, action)
+        if reason:
+            return reason
     if kind == "tutor":
         return _tutor_reason(state, p, action)
     if kind in _CARD_RULE:
@@ -146,6 +163,145 @@ def _petition_reason(state: State, p: int, action: Action) -> tuple[str, str] | 
     if any(state.land_state[pos] != OPEN for pos in lands):
         return "R57", "petition targets must be on unresolved foreign lands"
     return None
+
+
+def _official(state: State, action: Action, prefix: str = "") -> tuple[int, str, str | None]:
+    """The official space an action names (its ``ministry``/``space`` fields, or the ``other_`` ones)
+    and what lies on it: ``(index, "Hubu 3", None)``, or the reason it cannot be a target at all."""
+    ministry, space = action[f"{prefix}ministry"], action[f"{prefix}space"]
+    i = space_index(ministry, space)
+    where = f"{ministry} {space}"
+    return i, where, f"{where} is an empty space; there is no official" if state.tile[i] == EMPTY else None
+
+
+def _marker(state: State, i: int, p: int) -> str:
+    """How the marker on official ``i`` reads from ``p``'s side (R42)."""
+    o = state.owner[i]
+    if o < 0:
+        return "unbribed (no marker)"
+    whose = "your" if o == p else f"seat {o}'s"
+    return f"carries {whose} {'secured' if state.secured[i] else 'unsecured'} marker"
+
+
+def _bribe_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R40: an unbribed official; R43: its cost, less the Hubu discount, in coins."""
+    i, where, empty = _official(state, action)
+    if empty:
+        return "R40", empty
+    if state.owner[i] >= 0:
+        return "R40", f"the official on {where} {_marker(state, i, p)}; only an unbribed one can be bribed"
+    return _price_reason(state, p, i, where, "R40")
+
+
+def _secure_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R41: an official carrying the player's own unsecured marker, paid in coins."""
+    i, where, empty = _official(state, action)
+    if empty:
+        return "R41", empty
+    if state.owner[i] != p or state.secured[i]:
+        return (
+            "R41",
+            f"the official on {where} {_marker(state, i, p)}; only your unsecured marker can be secured",
+        )
+    return _price_reason(state, p, i, where, "R41")
+
+
+def _price_reason(state: State, p: int, i: int, where: str, rule: str) -> tuple[str, str] | None:
+    hubu = 1 if has_marker(state, HUBU, p) else 0
+    price, coins = state.tile[i] - hubu, cards.coins(state.hands, p)
+    if price > coins:
+        return rule, f"the official on {where} costs {price} coin(s) (R43 discount in), you have {coins}"
+    return None
+
+
+def _nominate_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R44: an empty student space, and not while the player already has a student."""
+    if p in state.students:
+        return "R44", "you already have a marker on a student space"
+    holder = state.students[exam.STUDENTS.index(action["student"])]
+    if holder >= 0:
+        full = " (both student spaces are occupied)" if min(state.students) >= 0 else ""
+        return "R44", f"the {action['student']} student space is occupied by seat {holder}{full}"
+    if cards.coins(state.hands, p) < NOMINATE_COST:
+        return "R44", f"nominating costs {NOMINATE_COST} coins"
+    return None
+
+
+def _replace_student_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R58 item 2: another player's marker on a student space."""
+    holder = state.students[exam.STUDENTS.index(action["student"])]
+    if holder < 0:
+        return "R58.2", f"the {action['student']} student space is empty; there is no student to replace"
+    if holder == p:
+        return "R58.2", f"the {action['student']} student is already yours"
+    return None
+
+
+def _swap_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R58 item 3: your official and another one of equal or lower seniority (equal or higher space
+    number), both on occupied spaces."""
+    i, where, empty = _official(state, action)
+    j, other, other_empty = _official(state, action, "other_")
+    if empty or other_empty:
+        return "R58.3", empty or other_empty or ""
+    if state.owner[i] != p:
+        return "R58.3", f"the official on {where} {_marker(state, i, p)}; the first one must carry yours"
+    if i == j:
+        return "R58.3", "choose two different officials"
+    if j % SPACES < i % SPACES:
+        return (
+            "R58.3",
+            f"{other} is more senior than {where}: the other official's space number must be equal to or "
+            f"higher than yours ({i % SPACES + 1})",
+        )
+    return None
+
+
+def _replace_influence_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R58 item 5, R42: an official with an unsecured marker (a secured one can no longer be taken)."""
+    i, where, empty = _official(state, action)
+    if empty:
+        return "R58.5", empty
+    if state.owner[i] < 0 or state.secured[i]:
+        return (
+            "R58.5",
+            f"the official on {where} {_marker(state, i, p)}; only an unsecured marker can be replaced (R42)",
+        )
+    return None
+
+
+def _bribery_card_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R73, R42: an unbribed official (free) or another player's unsecured marker (paid), in the
+    ministries the card allows."""
+    card = REWARD_INDEX[action["card"]]
+    allowed = [MINISTRIES[m] for m in bribery_ministries(state, card)]
+    if action["ministry"] not in allowed:
+        return "R73", f"the {action['card']} card may only target {', '.join(allowed)} now"
+    i, where, empty = _official(state, action)
+    if empty:
+        return "R73", empty
+    o = state.owner[i]
+    if o >= 0 and (o == p or state.secured[i]):
+        return (
+            "R73",
+            f"the official on {where} {_marker(state, i, p)}; the card takes only an unbribed official or "
+            "another player's unsecured marker (R42)",
+        )
+    if o >= 0:
+        return _price_reason(state, p, i, where, "R73")
+    return None
+
+
+#: Action types whose target can be refused for a reason of its own, with the function that finds it.
+_TARGET_REASONS = {
+    "bribe_official": _bribe_reason,
+    "secure_official": _secure_reason,
+    "nominate_student": _nominate_reason,
+    "petition_replace_student": _replace_student_reason,
+    "petition_swap_officials": _swap_reason,
+    "petition_replace_influence": _replace_influence_reason,
+    "reward_bribery": _bribery_card_reason,
+}
 
 
 def _tutor_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:

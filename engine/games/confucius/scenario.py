@@ -29,6 +29,10 @@ Players are named by colour in seat order (``"players": ["black", "green", "purp
                                          unbribed official), or ``"<colour> u|s [cost|cand]"`` (a marker,
                                          unsecured or secured, on an official of that cost, on the
                                          tile already there, or on a candidate tile)
+``official_stack``                       costs of the face-down official stack, top (drawn first)
+                                         first; default: setup's stack less the tiles ``officials``
+                                         took.  An official neither on the board nor in the stack is
+                                         out of play, which only a candidate replacing it does (R88)
 ``resolved``                             {ministry: [minister colour, secretary colour]}
 ``chits``                                {ministry: [minister chit, secretary chit]}
 ``hands``                                {colour: [coin values]}; unlisted players keep the opening hand
@@ -120,7 +124,9 @@ def validate(s: State) -> None:
        players holding each other's gifts hold equal values (R52 step 3, R64); the wall hanging is
        never not-available (R20).
     5. Officials: markers only on tiles; a candidate always carries a secured marker (R4); no more
-       tiles of a cost than exist (R3); no more candidates of a kind than exist (R4, R17).
+       tiles of a cost than exist (R3); no more candidates of a kind than exist (R4, R17); no more
+       officials out of play than candidates on the board, since only a candidate's replacement takes
+       one out (R88).
     6. A resolved ministry has its Minister and Secretary when it has markers; an unresolved one has
        none, and a mid-game resolution needs a full, fully marked ministry (R90, R91).
     7. Armies: stock + colonies + on tiles + on the Emperor Insulted! card = 6 per player (R11).
@@ -181,6 +187,12 @@ def validate(s: State) -> None:
         costs[t] = costs.get(t, 0) + 1
     for cost, count in costs.items():
         _check(count <= OFFICIAL_COST_COUNTS.get(cost, 0), f"{count} officials of cost {cost} (R3)")
+    out = sum(OFFICIAL_COST_COUNTS.values()) - sum(costs.values())
+    _check(
+        out <= s.tile.count(CANDIDATE),
+        f"{out} official(s) out of play but {s.tile.count(CANDIDATE)} candidate(s) on the board: only a "
+        "candidate replacing an official takes it out of play (R88)",
+    )
     for k in [*s.candidates, *([s.candidate] if s.candidate >= 0 else [])]:
         kinds[k] += 1
     for k, count in enumerate(kinds):
@@ -247,6 +259,7 @@ KEYS = frozenset(
         "gifts",
         "gift_states",
         "officials",
+        "official_stack",
         "resolved",
         "chits",
         "hands",
@@ -287,6 +300,7 @@ def build(desc: dict[str, Any]) -> State:
     _check(MIN_PLAYERS <= n <= MAX_PLAYERS, f"{n} players: Confucius takes {MIN_PLAYERS}-{MAX_PLAYERS}")
     options = {"advanced": desc.get("advanced", False), "admiral_variant": desc.get("admiral_variant", False)}
     s = setup(n, options, desc.get("seed", 0))
+    s.colours = tuple(COLOURS.index(c) for c in colours)
     s.round = desc.get("round", 1)
     wall_placed = desc.get("phase") == "court" and desc.get("court_step", "wall") != "wall"
     s.wall = desc.get("wall", s.round if wall_placed else s.round - 1)
@@ -328,6 +342,12 @@ def _officials(s: State, desc: dict[str, Any], seat: Any) -> None:
         _check(cost in s.stack, f"{where}: no official of cost {cost} left (R3)")
         s.stack.remove(cost)
         s.tile[i] = cost
+    if "official_stack" in desc:
+        left = list(s.stack)
+        for cost in desc["official_stack"]:
+            _check(cost in left, f"official stack: no official of cost {cost} left (R3)")
+            left.remove(cost)
+        s.stack = list(reversed(desc["official_stack"]))  # drawn from the end (state.py)
     for ministry, (minister, secretary) in desc.get("resolved", {}).items():
         m = MINISTRY_INDEX[ministry]
         s.resolved[m], s.minister[m], s.secretary[m] = 1, seat(minister), seat(secretary)

@@ -83,5 +83,6 @@ def setup(players: int, options: dict[str, Any], seed: int) -> State:
     s.supply, s.wall, s.insulted = JUNKS, 0, -1  # R21
     s.round = s.turn = s.cm = s.mode = 0
     s.res_m, s.res_hold, s.outcome, s._legal = -1, [], None, None
+    s.colours = tuple(range(players))  # seat order; the scenario builder may name others
     flow.start_round(s, [])
     return s

@@ -156,9 +156,24 @@ class State:
         influence (own or temporary marker)
     outcome
         the result once the game is over
+    colours
+        the colour of each seat, as indices into components.COLOURS: seat order by default, the
+        scenario builder's when it names the players by colour (a tuple, never mutated, so clones
+        share it)
     """
 
-    __slots__ = (*_LISTS, *_SCALARS, "_legal", "boxes", "ctx", "outcome", "res_hold", "rewards", "rng")
+    __slots__ = (
+        *_LISTS,
+        *_SCALARS,
+        "_legal",
+        "boxes",
+        "colours",
+        "ctx",
+        "outcome",
+        "res_hold",
+        "rewards",
+        "rng",
+    )
 
     def clone(self) -> State:
         new = State.__new__(State)
@@ -171,6 +186,7 @@ class State:
         new.rewards = [r[:] for r in self.rewards]
         new.res_hold = self.res_hold[:]
         new.ctx = self.ctx  # treated as immutable: always replaced, never mutated
+        new.colours = self.colours
         new.outcome = self.outcome
         new._legal = None
         return new
@@ -184,6 +200,7 @@ class State:
             res_hold=self.res_hold,
             ctx=self.ctx,
             outcome=self.outcome,
+            colours=self.colours,
         )
         return doc
 
@@ -193,5 +210,7 @@ class State:
         for name in (*_SCALARS, *_LISTS, "boxes", "rewards", "res_hold", "ctx", "outcome"):
             setattr(new, name, doc[name])
         new.rng = Rng(doc["rng"])
+        # States stored before seats had colours of their own: seat order.
+        new.colours = tuple(doc.get("colours", range(new.n)))
         new._legal = None
         return new

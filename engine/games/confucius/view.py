@@ -53,7 +53,7 @@ def _player(state: State, p: int, seat: int | None) -> dict[str, Any]:
     laid = state.tutor[t + 1 : t + 4]
     doc: dict[str, Any] = {
         "seat": p,
-        "colour": COLOURS[p],
+        "colour": COLOURS[state.colours[p]],
         "score": state.score[p],
         "cubes": state.cubes[p],
         "cubes_placed": {ACTION_SPACES[i]: c for i, c in enumerate(placed) if c},

@@ -95,3 +95,68 @@ def test_a_seat_that_does_not_play_is_a_malformed_field():
         assert refused(state, action, RULE_SCHEMA).field == field
     cm = build({"players": THREE, "round": 2, "phase": "choose_chief_minister", "chief_minister": "green"})
     assert refused(cm, {"type": "choose_chief_minister", "seat": 3}, RULE_SCHEMA).field == "seat"
+
+
+#: White to move in round 3 of the advanced game, holding the coat and junk petitions' gifts.
+TARGETS = {
+    "players": THREE,
+    "round": 3,
+    "chief_minister": "black",
+    "advanced": True,
+    "officials": {
+        "hubu#2": "white u 4",
+        "hubu#3": "black s 4",
+        "hubu#4": "black u 4",
+        "bingbu#5": "white u 4",
+    },
+    "rewards": {"white": ["bribery_hubu"]},
+    "gift_states": {"white": {"4": "available", "6": "available"}},
+    "hands": {"white": [3, 3, 3]},
+    "students": {"red": "black", "orange": "green"},
+}
+
+
+def test_a_secured_target_is_named_as_the_reason():
+    """Rules R42, R40, R41, R58 item 5, R73: an official carrying a secured marker cannot be bribed,
+    secured again, replaced by the junk petition or taken by a Bribery card, and the refusal says
+    that it is secured (not just that the values are impossible)."""
+    state = build(TARGETS)
+    secured = {"ministry": "hubu", "space": 3}
+    for action, rule in (
+        ({"type": "bribe_official", **secured}, "R40"),
+        ({"type": "secure_official", **secured}, "R41"),
+        ({"type": "petition_replace_influence", **secured, "seat": WHITE}, "R58.5"),
+        ({"type": "reward_bribery", "card": "bribery_hubu", **secured}, "R73"),
+    ):
+        error = refused(state, action, rule)
+        assert "secured marker" in error.message and "hubu 3" in error.message, error.message
+        assert "with these values" not in error.message
+
+
+def test_seniority_of_the_coat_petition_is_named():
+    """Rule R58 item 3: the other official must have an equal or higher space number than one's own;
+    Hubu 3 is more senior than White's Bingbu 5, and the refusal says so."""
+    state = build(TARGETS)
+    swap = {"type": "petition_swap_officials", "ministry": "bingbu", "space": 5}
+    error = refused(state, {**swap, "other_ministry": "hubu", "other_space": 3}, "R58.3")
+    assert "more senior" in error.message and "(5)" in error.message, error.message
+    not_own = {**swap, "ministry": "hubu", "space": 4, "other_ministry": "hubu", "other_space": 5}
+    assert "must carry yours" in refused(state, not_own, "R58.3").message
+
+
+def test_full_student_spaces_are_named():
+    """Rule R44: with both student spaces occupied nomination is refused, naming the occupied space;
+    R58 item 2: the vase petition cannot replace one's own or a missing student."""
+    state = build(TARGETS)
+    error = refused(state, {"type": "nominate_student", "student": "red"}, "R44")
+    assert "occupied" in error.message and "both student spaces" in error.message, error.message
+    state = build({**TARGETS, "students": {"red": "white"}, "gift_states": {"white": {"3": "available"}}})
+    assert (
+        "already yours"
+        in refused(state, {"type": "petition_replace_student", "student": "red"}, "R58.2").message
+    )
+    error = refused(state, {"type": "petition_replace_student", "student": "orange"}, "R58.2")
+    assert "empty" in error.message
+    assert (
+        "you already have" in refused(state, {"type": "nominate_student", "student": "orange"}, "R44").message
+    )

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engine.games.confucius import GAME
+from engine.games.confucius.ministries import space_index
 from engine.games.confucius.scenario import ScenarioError, build, validate
 
 THREE = ["black", "white", "green"]
@@ -85,3 +86,62 @@ def test_builder_takes_pieces_out_of_their_supplies():
     assert v["deck"] == 66 - 4 - 3 - 3 and v["junk_supply"] == 20
     assert v["official_stack"] == 24 - 9 - 1
     assert v["ministries"][1]["spaces"][0] == {"space": 1, "tile": 7, "marker": 0, "secured": False}
+
+
+def test_the_view_shows_the_colours_the_players_were_built_with():
+    """Rule R11 (each player's pieces in one colour): a description naming the players by colour shows
+    those colours, seat by seat, in every view, after encode/decode and in a determinized copy; a
+    counted description and setup keep the seat order of components.json."""
+    state = build({"players": ["black", "yellow", "green"], "seed": 2})
+    colours = ["black", "yellow", "green"]
+    assert [p["colour"] for p in GAME.view(state, 0)["players"]] == colours
+    assert [p["colour"] for p in GAME.view(GAME.decode(GAME.encode(state)), None)["players"]] == colours
+    copy = GAME.determinize(state, 1, random.Random(1))
+    assert [p["colour"] for p in GAME.view(copy, 1)["players"]] == colours
+    default = [p["colour"] for p in GAME.view(GAME.setup(3, seed=2), None)["players"]]
+    assert [p["colour"] for p in GAME.view(build({"players": 3}), None)["players"]] == default
+    assert default[0] != "black" or default[1] != "yellow"
+
+
+#: Round 5: a Gongbu candidate replaced Gongbu 4's official (R88), and the board has 14 officials.
+REPLACED = {
+    "players": THREE,
+    "round": 5,
+    "chief_minister": "black",
+    "candidate": "hubu",
+    "candidate_stack": ["any", "any", "any"],
+    "officials": {
+        "gongbu#4": "black s cand",
+        **{f"{m}#{s}": "white u" for m in ("bingbu", "hubu") for s in (1, 2)},
+        "bingbu#6": "green u",
+        "hubu#6": "green u",
+    },
+}
+
+
+def test_official_stack_can_hold_nine_after_a_candidate_replaced_one():
+    """Rules R88, R97, R3: with the official stack set, the tile a candidate replaced is out of play,
+    so the state with 9 officials in the stack (14 on the board, 1 replaced) is built directly; the
+    End of Round draws the stack's top tiles onto each ministry's most senior empty space."""
+    loose = build(REPLACED)
+    assert GAME.view(loose, None)["official_stack"] == 10  # the replaced tile went back under the stack
+    nine = sorted(loose.stack)[1:]
+    state = build({**REPLACED, "official_stack": nine})
+    assert GAME.view(state, None)["official_stack"] == 9
+    drawn = build({**REPLACED, "official_stack": nine, "phase": "court", "court_step": "new_officials"})
+    firsts = [space_index(m, s) for m, s in (("bingbu", 7), ("hubu", 7), ("gongbu", 1))]
+    assert [drawn.tile[i] for i in firsts] == nine[:3]  # R97: in ministry order, from the top
+    assert all(drawn.owner[i] < 0 for i in firsts) and len(drawn.stack) == 6
+
+
+def test_officials_out_of_play_need_candidates_that_replaced_them():
+    """Rules R88, R3: only a candidate replacing an official takes it out of play, so a stack that
+    leaves more officials out of play than candidates on the board is refused, and so is a cost that
+    is not left."""
+    loose = build(REPLACED)
+    with pytest.raises(ScenarioError, match="R88"):
+        build({**REPLACED, "official_stack": sorted(loose.stack)[2:]})
+    with pytest.raises(ScenarioError, match="R88"):
+        build({"players": THREE, "official_stack": sorted(build({"players": THREE}).stack)[1:]})
+    with pytest.raises(ScenarioError, match="R3"):
+        build({**REPLACED, "official_stack": [*sorted(loose.stack)[1:-1], 99]})
