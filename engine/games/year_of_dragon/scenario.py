@@ -15,6 +15,9 @@ Tests and bug reports describe only what matters; everything else takes the defa
         "supply": {"monk_y": 0, "monk_o": 0},
     })
 
+:func:`build_with_events` also returns the events of the engine steps the builder ran (``event``,
+``decay``, ``final``), e.g. the month's event with its figures.
+
 Keys (all optional except ``players``):
 
 ``options``  game options (R13, R58a, R65; ``first_player`` defaults to seat 0 here).  ``seed``  seeds the
@@ -47,6 +50,8 @@ order, behind the seats that acted (which may have moved since); arrange it with
 from __future__ import annotations
 
 from typing import Any
+
+from engine.core import Event
 
 from .components import (
     ACTION_IDS,
@@ -100,6 +105,14 @@ _ALL_CARDS = (1 << len(CARD_IDS)) - 1
 
 def build(desc: dict[str, Any]) -> State:
     """The state described by ``desc`` (see the module docstring); InvalidScenario if it is impossible."""
+    return build_with_events(desc)[0]
+
+
+def build_with_events(desc: dict[str, Any]) -> tuple[State, list[Event]]:
+    """:func:`build`, and the events of the engine steps the builder ran to get there (the ``event``,
+    ``decay`` and ``final`` phases run the month's event, decay, scoring or the final scoring with the
+    engine's own code): a test reads the event's own figures (``month_event``: VP, what was paid,
+    persons owed) without playing up to it.  Other phases run no step and have none."""
     phase = desc.get("phase", "action")
     if phase not in _PHASE_KEYS:
         raise InvalidScenario("phase", f"unknown phase {phase!r}; known: {sorted(_PHASE_KEYS)}")
@@ -111,7 +124,7 @@ def build(desc: dict[str, Any]) -> State:
         raise InvalidScenario("R10", f"players must be one of {sorted(SUPPLY)}, got {n!r}")
     state = new_state(n, {"first_player": 0, **desc.get("options", {})}, desc.get("seed", 0))
     if phase == "court":
-        return state
+        return state, []
     rnd = ROUNDS if phase == "final" else desc.get("round", 1)
     if rnd not in range(1, ROUNDS + 1) or (phase == "person" and rnd == NO_PERSON_ROUND):
         raise InvalidScenario("R21", f"no {phase} phase in month {rnd!r}")
@@ -127,7 +140,7 @@ def build(desc: dict[str, Any]) -> State:
     if phase in ("action", "person"):
         _phase_order(state, desc, ACTION if phase == "action" else PERSON)
     _hands(state, seats, phase)
-    events: list[Any] = []
+    events: list[Event] = []
     if phase == "event":
         begin_event(state, events)
         settle(state, events)
@@ -136,7 +149,7 @@ def build(desc: dict[str, Any]) -> State:
         settle(state, events)
     elif phase == "final":
         finish(state, events)
-    return state
+    return state, events
 
 
 def _count(value: Any, what: str) -> int:

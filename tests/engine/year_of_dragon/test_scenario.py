@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from engine.games.year_of_dragon import GAME
-from engine.games.year_of_dragon.scenario import InvalidScenario, build
+from engine.games.year_of_dragon.scenario import InvalidScenario, build, build_with_events
 
 from .helpers import player
 
@@ -113,3 +113,37 @@ def test_event_shortcut_builds_a_valid_row():
         row = GAME.view(build({"players": 2, "round": month, "event": event}), None)["event_row"]
         assert row[month - 1] == event and row[:2] == ["peace", "peace"]
         assert all(a != b for a, b in pairwise(row[2:]))
+
+
+def test_the_event_phase_returns_the_events_of_the_month():
+    """R39, R40, R42, R49: building the ``event`` phase of an Imperial Tribute returns the month's event
+    with its own figures (what each seat paid, the persons owed) as play would have emitted it; the
+    ``decay`` phase returns the decay; a phase the builder runs no step for returns none."""
+    desc = {
+        "players": 3,
+        "phase": "event",
+        "round": 5,
+        "event": "imperial_tribute",
+        "seats": [
+            {"yuan": 9, "palaces": [[2, "farmer_o"]]},
+            {"yuan": 4},
+            {"yuan": 2, "palaces": [[2, "farmer_y", "healer_y"], [2, "monk_y", "scholar_y"]]},
+        ],
+    }
+    state, events = build_with_events(desc)
+    month = [e for e in events if e["type"] == "month_event"]
+    assert month == [
+        {
+            "type": "month_event",
+            "visible_to": "all",
+            "round": 5,
+            "event": "imperial_tribute",
+            "vp": [0, 0, 0],
+            "paid": [4, 4, 2],
+            "owed": [0, 0, 2],
+        }
+    ]
+    assert GAME.encode(state) == GAME.encode(build(desc))
+    _, decay = build_with_events({**desc, "phase": "decay"})
+    assert [e["type"] for e in decay][:1] == ["decay"]
+    assert build_with_events({**desc, "phase": "person"})[1] == []
