@@ -28,6 +28,8 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "seat": i,
             "score": p.score,
+            # Every card in hand, special cards included (R59: they are public and listed under
+            # "specials"); the normal cards alone are hand_size - len(specials).
             "hand_size": len(p.hand) + len(p.specials),
             "hand_public": cards(sorted(p.known)),  # display picks everybody saw (R65)
             "specials": cards(sorted(p.specials)),  # R59

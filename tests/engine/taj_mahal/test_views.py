@@ -147,3 +147,14 @@ def test_events_reveal_no_card_their_audience_cannot_see():
                     assert shown <= _card_ids(GAME.view(s, seat)), (seat, events)
             for e in events_of(events, "drew"):
                 assert e["visible_to"] == [e["seat"]] if e["card"] else e["visible_to"] == "others"
+
+
+def test_hand_size_counts_special_cards_which_are_listed_apart():
+    """R59, R64: ``hand_size`` counts every card in hand, special cards included; the specials are
+    public and listed under ``specials``, so a client shows the normal cards as hand_size minus their
+    number, the same for every viewer; the owner's own ``hand`` holds the normal cards only."""
+    s = build({"players": 3, "seats": [{"hand": ["red[E,V]", "white[M]"], "specials": ["SP+1K", "SPANY"]}]})
+    for seat in (None, 0, 1):
+        entry = GAME.view(s, seat)["players"][0]
+        assert entry["hand_size"] == 4 and len(entry["specials"]) == 2
+    assert len(GAME.view(s, 0)["players"][0]["hand"]) == 2
