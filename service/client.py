@@ -104,13 +104,30 @@ class Client:
         return self._get(f"/v1/games/{game_id}")
 
     def create_match(
-        self, game: str, seats: list[Doc], options: Doc | None = None, seed: int | None = None
+        self, game: str, seats: list[Doc], options: Doc | None = None, seed: int | None = None, **more: Any
     ) -> Doc:
-        """Create a match; the answer holds each human seat's token (``tokens``), shown only here."""
-        body: Doc = {"game": game, "seats": seats, "options": options or {}}
+        """Create a match; the answer holds each human seat's token (``tokens``), the creator token and
+        a private match's invite codes, shown only here.  ``more``: ``visibility``, ``on_leave``,
+        ``time_control``."""
+        body: Doc = {"game": game, "seats": seats, "options": options or {}, **more}
         if seed is not None:
             body["seed"] = seed
         return self.request("POST", "/v1/matches", body)[1]
+
+    def join(self, match_id: str, name: str, seat: int | str = "any", invite: str | None = None) -> Doc:
+        """Take an open seat; the answer holds its token (``token``), shown only here."""
+        body: Doc = {"name": name, "seat": seat, **({"invite": invite} if invite else {})}
+        return self.request("POST", f"/v1/matches/{match_id}/join", body)[1]
+
+    def cancel(self, match_id: str, creator_token: str) -> Doc:
+        return self.request("POST", f"/v1/matches/{match_id}/cancel", None, creator_token)[1]
+
+    def resign(self, match_id: str, token: str) -> Doc:
+        return self.request("POST", f"/v1/matches/{match_id}/resign", None, token)[1]
+
+    def rematch(self, match_id: str, token: str) -> Doc:
+        """Your seat in the rematch (created by the first to ask) and its token, shown only here."""
+        return self.request("POST", f"/v1/matches/{match_id}/rematch", None, token)[1]
 
     def match(self, match_id: str, token: str | None = None) -> Doc:
         """The match as ``token``'s seat sees it (no token: a spectator)."""

@@ -1,6 +1,7 @@
 -- One move of one match, all or nothing (see service/store.py, Store.commit).
 -- KEYS: meta, state, events, log [, idempotency record]   (one hash tag: same cluster slot)
--- ARGV: expected version, encoded state, log entry, expire seconds (0 = keep), idempotency record,
+-- ARGV: expected version, encoded state ("" = unchanged), log entry ("" = none), expire seconds (0 = keep),
+--       idempotency record,
 --       idempotency seconds, number of meta field/value items, meta items..., events...
 -- Publishes the new version on the channel named like the events stream (KEYS[3]): live readers wake.
 -- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
@@ -23,12 +24,16 @@ local meta = {'version', version}
 for i = 8, 7 + nmeta do
   meta[#meta + 1] = ARGV[i]
 end
-redis.call('SET', KEYS[2], ARGV[2])
+if ARGV[2] ~= '' then  -- a move; a change of who holds the seats leaves the state as it is
+  redis.call('SET', KEYS[2], ARGV[2])
+end
 redis.call('HSET', KEYS[1], unpack(meta))
 for i = 8 + nmeta, #ARGV do
   redis.call('XADD', KEYS[3], version .. '-' .. (i - 7 - nmeta), 'e', ARGV[i])
 end
-redis.call('RPUSH', KEYS[4], ARGV[3])
+if ARGV[3] ~= '' then  -- the action log holds moves only
+  redis.call('RPUSH', KEYS[4], ARGV[3])
+end
 if KEYS[5] then
   redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
 end

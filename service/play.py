@@ -7,6 +7,7 @@ response that shows game state is built from ``game.view(state, seat)`` for the 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import secrets
@@ -25,13 +26,16 @@ from engine.core import (
     event_visible,
     resolve_options,
 )
-from service import auth, bots
+from service import auth, bots, clocks, seating
 from service.config import Config
 from service.errors import ApiError, invalid, not_found
 from service.live import LiveEvent, Subscription, client_event
 from service.store import (
+    ABORTED,
     ACTIVE,
     FINISHED,
+    OVER_STATUSES,
+    WAITING,
     Commit,
     Loaded,
     MatchMeta,
@@ -41,9 +45,12 @@ from service.store import (
     progress_fields,
 )
 
-#: Service events (not the engine's): the first and the last of every match's stream.
+#: Service events (not the engine's): the first and the last of every match's stream (``match_over``
+#: also ends an aborted match, with its ``status``), and the lifecycle's (see :mod:`service.lifecycle`).
 CREATED = "match_created"
 OVER = "match_over"
+STARTED = "match_started"
+TIMEOUT = "timeout"
 #: Events read from the stream per JSON response (the client pages on with ``after=last_id``).
 EVENTS_PER_PAGE = 1000
 
@@ -60,10 +67,22 @@ def summary(meta: MatchMeta) -> dict[str, Any]:
         "version": meta.version,
         "players": meta.players,
         "seats": seat_info(meta),
+        "open_seats": seating.joinable(meta.life, meta.seats),
+        "visibility": meta.life.get("visibility", seating.PUBLIC),
         "to_move": meta.to_move,
         "created_at": meta.created_at,
         "updated_at": meta.updated_at,
     }
+
+
+def status_after(status: str, events: list[dict[str, Any]]) -> str:
+    """The match's status after ``events`` (read after a match document of ``status``)."""
+    for event in events:
+        if event["type"] == OVER:
+            status = event.get("status", FINISHED)
+        elif event["type"] == STARTED:
+            status = ACTIVE
+    return status
 
 
 @dataclass(frozen=True)
@@ -90,11 +109,18 @@ class Matches:
     """Match operations for one app: the registered games, the store and the settings."""
 
     def __init__(
-        self, store: Store, games: dict[str, Game], config: Config, bot_queue: bots.BotQueue | None = None
+        self,
+        store: Store,
+        games: dict[str, Game],
+        config: Config,
+        bot_queue: bots.BotQueue | None = None,
+        clock: Callable[[], float] = now,
     ) -> None:
         self.store = store
         self.games = games
         self.config = config
+        #: The time of commits and clocks (epoch seconds); tests of clocks pass their own.
+        self.now = clock
         self.bots = bot_queue or bots.BotQueue(
             store.redis,
             stall_seconds=config.bot_stall_seconds,
@@ -146,12 +172,23 @@ class Matches:
             "options": meta.options,
             "result": meta.result,
             "view": self.games[meta.game].view(state, seat),
+            "clock": clocks.public(meta.clock, meta.to_move, self.now()),
+            "resigned": meta.life.get("resigned", []),
+            "rematch": meta.life.get("rematch"),
         }
 
     # -- create -------------------------------------------------------------------------------------
 
-    def create(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Set up a match; the returned document carries each human seat's token (shown only here)."""
+    def create(
+        self, request: dict[str, Any], *, reserved: dict[str, str] | None = None, match_id: str | None = None
+    ) -> dict[str, Any]:
+        """Set up a match.  The returned document carries each human seat's token, the creator's token
+        and a private match's invite codes: the only time they are shown.  Open seats make the match
+        ``waiting`` (no bot moves, no clock runs) until the last is taken (:mod:`service.lifecycle`).
+
+        ``reserved`` and ``match_id`` are a rematch's: open seat -> token hash of the only player who may
+        take it, and the id the finished match links to already (409 if that match exists meanwhile).
+        """
         game = self.games.get(request["game"])
         if game is None:
             raise invalid("game", f"unknown game {request['game']!r}; known: {sorted(self.games)}")
@@ -170,11 +207,16 @@ class Matches:
             state = game.setup(len(seats), options, seed=seed)
         except InvalidOptions as exc:
             raise invalid(f"options.{exc.field}", exc.message) from None
+        visibility = seating.PRIVATE if reserved else request.get("visibility", seating.PUBLIC)
+        creator_token = auth.new_token()
+        life = seating.new_life(visibility, creator_token, request.get("on_leave"))
+        life["reserved"] = dict(reserved or {})
         tokens: list[dict[str, Any]] = []
+        invites: list[dict[str, Any]] = []
         stored_seats: list[dict[str, Any]] = []
         hashes: list[str] = []
         for i, seat in enumerate(seats):
-            if seat["kind"] == "bot":
+            if seat["kind"] == seating.BOT:
                 level = seat.get("level", bots.DEFAULT_LEVEL)
                 think_ms = seat.get("think_ms", DEFAULT_THINK_MS[level])
                 refused = self.bots.check_think_ms(think_ms)
@@ -184,15 +226,28 @@ class Matches:
                     {"name": seat["name"], "kind": "bot", "level": level, "think_ms": think_ms}
                 )
                 hashes.append("")
+            elif seat["kind"] == seating.OPEN:
+                stored_seats.append({"name": "", "kind": seating.OPEN})
+                hashes.append("")
+                if visibility == seating.PRIVATE and str(i) not in life["reserved"]:
+                    code = auth.new_token()
+                    invites.append({"seat": i, "code": code})
+                    life["invites"][str(i)] = auth.hash_token(code)
             else:
                 token = auth.new_token()
                 tokens.append({"seat": i, "token": token})
                 stored_seats.append({"name": seat["name"], "kind": "human"})
                 hashes.append(auth.hash_token(token))
         to_move = game.to_move(state)
-        created = now()
+        created = self.now()
+        waiting = bool(seating.open_seats(stored_seats))
+        clock = None
+        if request.get("time_control"):
+            clock = clocks.new_clock(request["time_control"], stored_seats)
+            if not waiting:
+                clocks.start_turn(clock, stored_seats, to_move, created)
         meta = MatchMeta(
-            id=secrets.token_hex(8),
+            id=match_id or secrets.token_hex(8),
             game=game.id,
             players=len(seats),
             seats=stored_seats,
@@ -200,12 +255,14 @@ class Matches:
             options=options,
             seed=seed,
             version=0,
-            status=ACTIVE if to_move is not None else FINISHED,
+            status=WAITING if waiting else ACTIVE if to_move is not None else FINISHED,
             to_move=to_move,
             result=game.result(state) if to_move is None else None,
             created_at=created,
             updated_at=created,
             seq=self.store.next_seq(),
+            life=life,
+            clock=clock,
         )
         event = {
             "type": CREATED,
@@ -214,9 +271,15 @@ class Matches:
             "seats": seat_info(meta),
             "options": options,
         }
-        self.store.create(meta, game.encode(state), event)
-        self.announce_bot_turn(meta)
-        return {**self.document(meta, state, None), "tokens": tokens}
+        if not self.store.create(meta, game.encode(state), event):
+            raise ApiError(409, "match_exists", f"match {meta.id!r} was created meanwhile")
+        self.settle(meta)
+        return {
+            **self.document(meta, state, None),
+            "tokens": tokens,
+            "creator_token": creator_token,
+            "invites": invites,
+        }
 
     # -- play ---------------------------------------------------------------------------------------
 
@@ -284,13 +347,15 @@ class Matches:
         idempotency: tuple[str, str] | None = None,
         respond: bool = True,
         announce: bool = True,
+        timed_out: bool = False,
     ) -> Played:
         """Apply ``action`` for ``seat`` to ``state`` (the decoded state of ``meta``'s version, changed in
         place) and compare-and-set it against that version: humans and bots write through here, so
         Redis alone arbitrates between them.  Then announce a bot turn if one is due (unless the
         caller, a bot job chaining the bots' decisions, plays it itself).
 
-        ``respond``: build the mover's response body (a bot needs none).
+        ``respond``: build the mover's response body (a bot needs none).  ``timed_out``: ``action`` is
+        the bot's move for a human seat out of time (:func:`service.lifecycle.time_out`).
         """
         game = self.games[meta.game]
         try:
@@ -300,8 +365,15 @@ class Matches:
         to_move = game.to_move(state)
         result = game.result(state) if to_move is None else None
         status = FINISHED if to_move is None else ACTIVE
+        updated = self.now()
+        seats, clock = meta.seats, copy.deepcopy(meta.clock)
+        if clock is not None:
+            seats, before = self._run_clock(meta, clock, seat, to_move, updated, timed_out)
+            events[:0] = before
         if result is not None:
-            events.append({"type": OVER, "visible_to": "all", "result": result})
+            if meta.life.get("resigned"):
+                result = {**result, "resigned": list(meta.life["resigned"])}  # who left, and when
+            events.append({"type": OVER, "visible_to": "all", "status": FINISHED, "result": result})
         version = meta.version + 1
         body = None
         if respond:
@@ -325,11 +397,14 @@ class Matches:
                 json.dumps({"fingerprint": fingerprint, "body": body}),
                 self.config.idempotency_seconds,
             )
-        updated = now()
+        fields = progress_fields(status, to_move, result, updated)
+        if clock is not None:
+            fields["clock"] = json.dumps(clock)
+            fields["seats"] = json.dumps(seats)
         commit = self.store.commit(
             meta,
             game.encode(state),
-            progress_fields(status, to_move, result, updated),
+            fields,
             events,
             {"version": version, "seat": seat, "action": action},
             self.config.retention_seconds if status == FINISHED else 0,
@@ -338,11 +413,56 @@ class Matches:
         if commit.version is None:
             return Played(body, commit, None)
         after = replace(
-            meta, version=version, status=status, to_move=to_move, result=result, updated_at=updated
+            meta,
+            version=version,
+            status=status,
+            to_move=to_move,
+            result=result,
+            updated_at=updated,
+            seats=seats,
+            clock=clock,
         )
-        if announce:
-            self.announce_bot_turn(after)
+        self.settle(after, announce=announce)
         return Played(body, commit, after)
+
+    def _run_clock(
+        self,
+        meta: MatchMeta,
+        clock: dict[str, Any],
+        seat: int,
+        to_move: int | None,
+        at: float,
+        timed_out: bool,
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Stop ``seat``'s clock (charging its budget) and start the next human decision's: ``clock``
+        changes in place.  Returns the seats (a bot keeps a seat out of time too often) and the
+        events that go before the move's own (the timeout)."""
+        seats, events = meta.seats, []
+        clocks.end_turn(clock, seat, at, timed_out=timed_out)
+        if timed_out:
+            keeps = clocks.keeps_the_seat(clock, seat) and seats[seat]["kind"] == seating.HUMAN
+            events.append(
+                {
+                    "type": TIMEOUT,
+                    "visible_to": "all",
+                    "seat": seat,
+                    "level": clock["on_timeout"],
+                    "bot_keeps_seat": keeps,
+                }
+            )
+            if keeps:
+                seats = copy.deepcopy(seats)
+                seats[seat] = seating.bot_seat(seats[seat]["name"], clock["on_timeout"])
+        clocks.start_turn(clock, seats, to_move, at)
+        return seats, events
+
+    def settle(self, meta: MatchMeta, *, announce: bool = True) -> None:
+        """After a commit: the pending decision's deadline in the clock index, and the bot turn on the
+        queue if a bot is to decide (unless the caller, a bot job chaining decisions, plays it)."""
+        if meta.clock is not None:
+            self.store.set_deadline(meta.id, meta.clock["deadline"] if meta.status == ACTIVE else None)
+        if announce and meta.status == ACTIVE:
+            self.announce_bot_turn(meta)
 
     def announce_bot_turn(self, meta: MatchMeta) -> None:
         """Enqueue the bot turn pending at ``meta``'s version, if a bot is to decide."""
@@ -418,7 +538,7 @@ class Matches:
         del backlog  # events go out once: a waiting stream keeps none of them
         while True:
             visible = [r for r in rows if event_visible(r.event, seat)]
-            ended = over or any(r.type == OVER for r in rows)
+            ended = over or any(r.type == OVER for r in rows)  # finished or aborted
             del rows
             if visible:
                 yield visible
@@ -440,7 +560,7 @@ class Matches:
     def action_log(self, meta: MatchMeta, seat: int | None) -> dict[str, Any]:
         """The full log and seed once over; before that, only the action events ``seat`` may see."""
         doc = {"game": meta.game, "players": meta.players, "options": meta.options}
-        if meta.status == FINISHED:
+        if meta.status in OVER_STATUSES:
             return {**doc, "complete": True, "seed": meta.seed, "entries": self.store.action_log(meta.id)}
         events, _ = self.visible_events(meta.id, seat, "0-0")
         entries = [
@@ -501,7 +621,11 @@ def stale(current: int, source: str) -> ApiError:
 
 def check_decision(meta: MatchMeta, seat: int | None, *, allow_over: bool = False) -> None:
     """403 unless ``seat`` holds the pending decision (a finished match is left to the engine when
-    ``allow_over``, so the client gets its ``game-over`` rule)."""
+    ``allow_over``, so the client gets its ``game-over`` rule); 409 while the match waits for players
+    or once it was aborted; 403 for a seat a bot took over (resigned, or out of time too often)."""
+    check_started(meta)
+    if seat is not None and meta.seats[seat]["kind"] != seating.HUMAN:
+        raise ApiError(403, "seat_left", f"seat {seat} was left and a bot plays it now", {"seat": seat})
     if meta.to_move == seat or (allow_over and meta.to_move is None):
         return
     if meta.to_move is None:
@@ -512,6 +636,19 @@ def check_decision(meta: MatchMeta, seat: int | None, *, allow_over: bool = Fals
         f"seat {meta.to_move} is to decide, not seat {seat}",
         {"to_move": meta.to_move},
     )
+
+
+def check_started(meta: MatchMeta) -> None:
+    """409 unless the match is under way or finished: nobody decides in a waiting or aborted match."""
+    if meta.status == WAITING:
+        raise ApiError(
+            409,
+            "match_waiting",
+            "the match has not started: it waits for its open seats to be taken",
+            {"status": meta.status, "open_seats": seating.open_seats(meta.seats)},
+        )
+    if meta.status == ABORTED:
+        raise ApiError(409, "match_aborted", "the match was aborted", {"status": meta.status})
 
 
 def request_fingerprint(action: Any, expected: int) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
@@ -38,9 +38,13 @@ from redis.backoff import NoBackoff
 from redis.client import PubSub
 from redis.retry import Retry
 
+WAITING = "waiting"  #: open seats left to join
 ACTIVE = "active"
 FINISHED = "finished"
-STATUSES = (ACTIVE, FINISHED)
+ABORTED = "aborted"  #: cancelled while waiting, or left by every human (see service.lifecycle)
+STATUSES = (WAITING, ACTIVE, FINISHED, ABORTED)
+#: Statuses after which nothing more happens; the match expires after the retention time.
+OVER_STATUSES = frozenset({FINISHED, ABORTED})
 
 _SEQ = "tt:seq"
 #: KEYS[1] = ARGV[2] (expiring after ARGV[3] s) if KEYS[1] is ARGV[1] ("" = unset); 1 if set, else 0.
@@ -59,6 +63,34 @@ def _key(match_id: str, part: str) -> str:
 
 def _index(game: str, status: str) -> str:
     return f"tt:idx:{game}:{status}"
+
+
+def _indexes(meta: MatchMeta, status: str) -> list[str]:
+    """The listing indexes ``meta`` belongs in with ``status``: by game and status for a public match;
+    a private one only in its own index per status (the sweep and the clocks find it there; no
+    listing shows it, whatever the filter)."""
+    if meta.life.get("visibility") == "private":
+        return [_private_index(s) for s in (_ALL, status)]
+    return [_index(game, s) for game in (_ALL, meta.game) for s in (_ALL, status)]
+
+
+def _private_index(status: str) -> str:
+    return f"tt:private:{status}"
+
+
+#: Pending human decisions with a deadline: match id -> deadline (epoch seconds).  One global key, so
+#: a claim is one atomic script; outside the match slots (written after the match's own commit, and
+#: rebuilt by the sweep from the matches themselves if that write is lost).
+_DEADLINES = "tt:deadlines"
+#: Claim up to ARGV[2] deadlines due by ARGV[1]: each is pushed ARGV[3] s later (a lease: a claimer
+#: that dies leaves them to fire again), and returned.
+_CLAIM_DUE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(due) do
+  redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[3]), id)
+end
+return due
+"""
 
 
 def notify_channel(match_id: str) -> str:
@@ -109,6 +141,11 @@ class MatchMeta:
     created_at: float
     updated_at: float
     seq: int
+    #: Who may join and what happens when a seat is left (see :mod:`service.lifecycle`); never shown
+    #: whole: it holds the creator's and the invites' token hashes.
+    life: dict[str, Any] = field(default_factory=dict)
+    #: The time control and its state (see :mod:`service.clocks`), or ``None``: no clock.
+    clock: dict[str, Any] | None = None
 
     def to_redis(self) -> dict[str, str]:
         return {
@@ -122,6 +159,7 @@ class MatchMeta:
             "seq": str(self.seq),
             "created_at": repr(self.created_at),
             **progress_fields(self.status, self.to_move, self.result, self.updated_at),
+            **lifecycle_fields(self),
         }
 
     @classmethod
@@ -142,6 +180,8 @@ class MatchMeta:
             created_at=float(h["created_at"]),
             updated_at=float(h["updated_at"]),
             seq=int(h["seq"]),
+            life=json.loads(h.get("life") or "{}"),
+            clock=json.loads(h["clock"]) if h.get("clock") else None,
         )
 
 
@@ -154,6 +194,16 @@ def progress_fields(
         "to_move": "" if to_move is None else str(to_move),
         "result": "" if result is None else json.dumps(result),
         "updated_at": repr(updated_at),
+    }
+
+
+def lifecycle_fields(meta: MatchMeta) -> dict[str, str]:
+    """The meta fields that joining, leaving and clocks change (besides the progress fields)."""
+    return {
+        "seats": json.dumps(meta.seats),
+        "tokens": json.dumps(meta.token_hashes),
+        "life": json.dumps(meta.life),
+        "clock": "" if meta.clock is None else json.dumps(meta.clock),
     }
 
 
@@ -187,6 +237,7 @@ class Store:
         self.redis = client
         self._commit = client.register_script(files("service").joinpath("commit.lua").read_text())
         self._claim = client.register_script(_CLAIM)
+        self._claim_due = client.register_script(_CLAIM_DUE)
 
     # -- health -------------------------------------------------------------------------------------
 
@@ -198,19 +249,27 @@ class Store:
     def next_seq(self) -> int:
         return int(self.redis.incr(_SEQ))
 
-    def create(self, meta: MatchMeta, state: bytes, created_event: dict[str, Any]) -> None:
-        """Write a new match (its keys atomically, then the listing indexes)."""
+    def create(self, meta: MatchMeta, state: bytes, created_event: dict[str, Any]) -> bool:
+        """Write a new match (its keys atomically, then the listing indexes); ``False`` if a match with
+        its id exists (a rematch created by another caller at the same time)."""
         mid = meta.id
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(_key(mid, "meta"), mapping=meta.to_redis())
-        pipe.set(_key(mid, "state"), state)
-        pipe.xadd(_key(mid, "events"), {"e": json.dumps(created_event)}, id="0-1")
-        pipe.execute()
+        with self.redis.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(_key(mid, "meta"))
+                if pipe.exists(_key(mid, "meta")):
+                    return False
+                pipe.multi()
+                pipe.hset(_key(mid, "meta"), mapping=meta.to_redis())
+                pipe.set(_key(mid, "state"), state)
+                pipe.xadd(_key(mid, "events"), {"e": json.dumps(created_event)}, id="0-1")
+                pipe.execute()
+            except redis.WatchError:
+                return False
         pipe = self.redis.pipeline(transaction=False)
-        for game in (_ALL, meta.game):
-            for status in (_ALL, meta.status):
-                pipe.zadd(_index(game, status), {mid: meta.seq})
+        for index in _indexes(meta, meta.status):
+            pipe.zadd(index, {mid: meta.seq})
         pipe.execute()
+        return True
 
     def load(self, match_id: str, *, state: bool = True, idempotency_key: str | None = None) -> Loaded | None:
         """The match's meta, and optionally its encoded state and an idempotency record, in one round
@@ -229,20 +288,24 @@ class Store:
         record = replies[-1].decode() if idempotency_key is not None and replies[-1] is not None else None
         return Loaded(meta, encoded, record)
 
+    def exists(self, match_id: str) -> bool:
+        return bool(self.redis.exists(_key(match_id, "meta")))
+
     def active_count(self) -> int:
-        return int(self.redis.zcard(_index(_ALL, ACTIVE)))
+        return int(self.redis.zcard(_index(_ALL, ACTIVE))) + int(self.redis.zcard(_private_index(ACTIVE)))
 
     def commit(
         self,
         meta: MatchMeta,
-        state: bytes,
+        state: bytes | None,
         fields: dict[str, str],
         events: list[dict[str, Any]],
-        log_entry: dict[str, Any],
+        log_entry: dict[str, Any] | None,
         expire_seconds: int,
         idempotency: tuple[str, str, int] | None,
     ) -> Commit:
-        """Compare-and-set one move against ``meta.version`` (see ``commit.lua``).
+        """Compare-and-set one change against ``meta.version`` (see ``commit.lua``): a move (a new state
+        and a log entry), or a change of who holds the seats (``state`` and ``log_entry`` ``None``).
 
         ``idempotency`` is ``(key, record, ttl seconds)``: the record is stored under the key with the
         move, and if the key is already taken nothing is written and the stored record comes back.
@@ -256,8 +319,8 @@ class Store:
         items = [x for pair in fields.items() for x in pair]
         args: list[Any] = [
             meta.version,
-            state,
-            json.dumps(log_entry),
+            state if state is not None else "",
+            json.dumps(log_entry) if log_entry is not None else "",
             expire_seconds,
             record,
             ttl,
@@ -267,7 +330,7 @@ class Store:
         ]
         reply = self._commit(keys=keys, args=args)
         if reply[0] == 1:
-            if fields["status"] != meta.status:
+            if fields.get("status", meta.status) != meta.status:
                 self._reindex(meta, fields["status"])
             return Commit(version=int(reply[1]))
         if reply[0] == 0:
@@ -278,16 +341,18 @@ class Store:
 
     def _reindex(self, meta: MatchMeta, status: str) -> None:
         pipe = self.redis.pipeline(transaction=False)
-        for game in (_ALL, meta.game):
-            pipe.zrem(_index(game, meta.status), meta.id)
-            pipe.zadd(_index(game, status), {meta.id: meta.seq})
+        for old, new in zip(_indexes(meta, meta.status), _indexes(meta, status), strict=True):
+            if old != new:
+                pipe.zrem(old, meta.id)
+                pipe.zadd(new, {meta.id: meta.seq})
         pipe.execute()
 
     def list_matches(
-        self, game: str | None, status: str | None, before: int | None, limit: int
+        self, game: str | None, status: str | None, before: int | None, limit: int, *, private: bool = False
     ) -> tuple[list[MatchMeta], int | None]:
-        """Matches newest first, created before sequence number ``before``; and the next cursor."""
-        index = _index(game or _ALL, status or _ALL)
+        """Matches newest first, created before sequence number ``before``; and the next cursor.
+        Public matches by game and status, or (``private``, for the sweep) private ones by status."""
+        index = _private_index(status or _ALL) if private else _index(game or _ALL, status or _ALL)
         top = f"({before}" if before is not None else "+inf"
         rows = self.redis.zrevrangebyscore(index, top, "-inf", start=0, num=limit + 1, withscores=True)
         more = len(rows) > limit
@@ -308,11 +373,32 @@ class Store:
 
     def _prune(self, match_ids: list[bytes]) -> None:
         """Drop ids of expired matches from every index (found lazily, when a listing meets them)."""
-        index_keys = list(self.redis.scan_iter(match="tt:idx:*", count=100))
+        index_keys = [
+            *self.redis.scan_iter(match="tt:idx:*", count=100),
+            *self.redis.scan_iter(match="tt:private:*", count=100),
+        ]
         pipe = self.redis.pipeline(transaction=False)
         for index in index_keys:
             pipe.zrem(index, *match_ids)
         pipe.execute()
+
+    # -- clocks -------------------------------------------------------------------------------------
+
+    def set_deadline(self, match_id: str, deadline: float | None, *, only_missing: bool = False) -> None:
+        """Record the pending decision's deadline of a match (``None``: no deadline pending);
+        ``only_missing`` leaves an entry that is there (claimed, or set by a later commit) alone."""
+        if deadline is None:
+            self.redis.zrem(_DEADLINES, match_id)
+        else:
+            self.redis.zadd(_DEADLINES, {match_id: deadline}, nx=only_missing)
+
+    def claim_due(self, by: float, limit: int, lease_seconds: float) -> list[str]:
+        """Matches whose deadline is due ``by``, at most ``limit``, each claimed for ``lease_seconds``
+        (no other claimer gets it meanwhile; unless its deadline is set again, it is due again after)."""
+        return [mid.decode() for mid in self._claim_due(keys=[_DEADLINES], args=[by, limit, lease_seconds])]
+
+    def deadline_count(self) -> int:
+        return int(self.redis.zcard(_DEADLINES))
 
     # -- idempotency --------------------------------------------------------------------------------
 

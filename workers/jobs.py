@@ -1,4 +1,5 @@
-"""The RQ jobs: a bot seat's turn, a hint for a human seat, and the sweep for lost bot turns.
+"""The RQ jobs: a bot seat's turn, a hint for a human seat, and the sweep for lost bot turns; and the
+move played for a human seat out of time (:func:`time_out`, called by the workers' clock loop).
 
 A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
 was enqueued for.  A bot move is written through :meth:`service.play.Matches.play`, the compare-and-set
@@ -22,18 +23,20 @@ from typing import Any
 import redis
 from rq.job import Job
 
-from engine.ai import choose_action
+from engine.ai import DEFAULT_THINK_MS, choose_action
 from engine.core import Action, Game
 from engine.registry import GAMES
 from service.bots import is_bot, lane_of, think_ms_of
 from service.config import Config
 from service.play import Matches
-from service.store import ACTIVE, MatchMeta, Store
+from service.store import ACTIVE, MatchMeta, Store, now
 
 log = logging.getLogger(__name__)
 
 #: What :func:`play_bot_turn` did, as its job result (and log line).
 MOVED, STALE, NOT_A_BOT, GONE = "moved", "stale", "not-a-bot", "gone"
+#: What :func:`time_out` found besides those: no deadline pending, or one not due yet.
+NO_DEADLINE, NOT_DUE = "no-deadline", "not-due"
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,35 @@ def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: i
     return answer
 
 
+def time_out(matches: Matches, match_id: str, at: float | None = None) -> str:
+    """Play the pending decision of ``match_id`` if its human seat is out of time at ``at`` (default:
+    now): a bot of the clock's ``on_timeout`` level decides, seeing only what the seat sees, and the
+    move is committed like the seat's own (:meth:`Matches.play` with ``timed_out``, which also counts
+    the timeout and hands the seat to the bot after too many).  Whatever it finds, the match's entry
+    in the deadline index ends up right: removed, put back at its real deadline, or renewed by the
+    commit."""
+    at = now() if at is None else at
+    loaded = matches.store.load(match_id)
+    clock = loaded.meta.clock if loaded is not None else None
+    if loaded is None or clock is None or clock["deadline"] is None or loaded.meta.status != ACTIVE:
+        matches.store.set_deadline(match_id, None)
+        return GONE if loaded is None else NO_DEADLINE
+    meta, deadline = loaded.meta, clock["deadline"]
+    if deadline > at:  # the index was behind the match (a move landed after the claim)
+        matches.store.set_deadline(match_id, deadline)
+        return NOT_DUE
+    assert meta.to_move is not None
+    game = matches.games[meta.game]
+    state = game.decode(loaded.state)
+    level = clock["on_timeout"]
+    action = decide_blind(game, state, meta.to_move, level, DEFAULT_THINK_MS[level])
+    played = matches.play(meta, state, meta.to_move, action, respond=False, timed_out=True)
+    if played.meta is None:  # the seat moved in time after all, or the match is gone
+        return GONE if played.commit.gone else STALE
+    log.info("timeout %s v%s: seat %s played by a %s bot", match_id, meta.version, meta.to_move, level)
+    return MOVED
+
+
 def sweep() -> int:
     """Periodic job: enqueue again every pending bot turn with no live job (lost with a killed worker,
     failed past its fallback, or never enqueued because the API died between commit and enqueue).
@@ -185,15 +217,21 @@ def sweep() -> int:
 
 
 def sweep_matches(matches: Matches, page: int = 200) -> int:
+    """The sweep over every active match, public and private: bot turns without a live job, and
+    deadlines missing from the clock index (lost if a process died between a commit and its index
+    write)."""
     enqueued = 0
-    cursor = None
-    while True:
-        metas, cursor = matches.store.list_matches(None, ACTIVE, cursor, page)
-        for meta in metas:
-            if meta.to_move is not None and is_bot(meta.seats[meta.to_move]):
-                enqueued += matches.bots.ensure_turn(meta.id, meta.version, meta.seats[meta.to_move])
-        if cursor is None:
-            break
+    for private in (False, True):
+        cursor = None
+        while True:
+            metas, cursor = matches.store.list_matches(None, ACTIVE, cursor, page, private=private)
+            for meta in metas:
+                if meta.to_move is not None and is_bot(meta.seats[meta.to_move]):
+                    enqueued += matches.bots.ensure_turn(meta.id, meta.version, meta.seats[meta.to_move])
+                if meta.clock is not None and meta.clock["deadline"] is not None:
+                    matches.store.set_deadline(meta.id, meta.clock["deadline"], only_missing=True)
+            if cursor is None:
+                break
     if enqueued:
         log.warning("sweep: enqueued %d stalled bot turn(s)", enqueued)
     return enqueued

@@ -6,7 +6,12 @@ One ``tabletop worker`` runs, by default, a process per lane (:data:`service.bot
 * the thinking lane (``bots``, then ``hints``): turns of the searching bots, then hints;
 
 so a flood of long thinking can never delay a quick bot's move, and hints wait for bot turns.  Plus a
-child process enqueueing :func:`workers.jobs.sweep` every ``sweep_seconds`` (RQ's cron scheduler).
+child process enqueueing :func:`workers.jobs.sweep` every ``sweep_seconds`` (RQ's cron scheduler), and
+the clock keeper: a child process that claims the deadlines due from the match clocks' index and plays
+those decisions (:func:`workers.jobs.time_out`).  It polls the index every ``CLOCK_POLL`` seconds
+rather than scheduling an RQ job per deadline: a deadline moves with every move of its match, and
+RQ's scheduler looks for due jobs only once a second, which alone would make timeouts up to a second
+late.
 
 Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
@@ -44,13 +49,32 @@ from service import logs
 from service.bots import LANES, THINK_QUEUE, WORKER_TTL
 from service.config import Config
 from service.play import Matches
-from service.store import Store, connect
+from service.store import Store, connect, now
 from workers import jobs
 
 log = logging.getLogger(__name__)
 
 #: Seconds between two attempts to reach a Redis that went away (doubling up to the second).
 BACKOFF = (0.5, 5.0)
+#: The clock keeper: seconds between looks at the deadline index when nothing was due; deadlines
+#: claimed per look (several keepers share a burst); seconds a claim holds before the deadline is due
+#: again (a keeper that died with it).
+CLOCK_POLL = 0.1
+CLOCK_CLAIM = 16
+CLOCK_LEASE = 30.0
+
+#: RQ's functions that log one INFO line per job taken or finished (a busy worker wrote 556 KB of
+#: them in 6.5 minutes); :func:`_per_job_lines_at_debug` moves those lines to DEBUG.
+_RQ_PER_JOB = frozenset({"dequeue_job_and_maintain_ttl", "handle_job_success", "_finalize_success"})
+
+
+def _per_job_lines_at_debug(record: logging.LogRecord) -> bool:
+    """Logger filter for ``rq.worker``: per-job lines become DEBUG records, shown only when DEBUG is
+    on; RQ's other INFO lines (start, shutdown, maintenance) stay where they are."""
+    if record.levelno == logging.INFO and record.funcName in _RQ_PER_JOB:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger("rq.worker").isEnabledFor(logging.DEBUG)
+    return True
 
 
 class BotWorker(SimpleWorker):
@@ -147,11 +171,35 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
             delay = min(delay * 2, BACKOFF[1])
 
 
+def keep_clocks(config: Config, parent: int) -> None:
+    """Child process: play the decisions of human seats out of time, until the parent worker is gone,
+    riding out Redis outages like the lanes."""
+    matches = Matches(Store(connect(config.redis_url, timeout=config.redis_timeout_seconds)), GAMES, config)
+    delay = BACKOFF[0]
+    while os.getppid() == parent:
+        try:
+            due = matches.store.claim_due(now(), CLOCK_CLAIM, CLOCK_LEASE)
+        except redis.RedisError as exc:
+            log.warning("clocks: redis unavailable (%s); retrying in %.1f s", exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
+            continue
+        delay = BACKOFF[0]
+        if not due:
+            time.sleep(CLOCK_POLL)
+        for match_id in due:
+            try:
+                jobs.time_out(matches, match_id)
+            except Exception:  # one match's failure must not stop every clock: due again after the lease
+                log.exception("clocks: timeout of match %s failed", match_id)
+
+
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:
     """Work ``lanes`` (a process each; the last in this one) until stopped, with the sweeper beside."""
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set: a worker needs the API's Redis")
     logs.configure(config.log_level)  # the same JSON lines as the API's
+    logging.getLogger("rq.worker").addFilter(_per_job_lines_at_debug)
     fork = mp.get_context("fork")
     children = []
     if not burst:
@@ -160,6 +208,7 @@ def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(L
                 target=run_sweeps, args=(config.redis_url, config.sweep_seconds, os.getpid()), daemon=True
             )
         )
+        children.append(fork.Process(target=keep_clocks, args=(config, os.getpid()), daemon=True))
     children += [
         fork.Process(target=serve_lane, args=(config, lane), kwargs={"burst": burst}) for lane in lanes[:-1]
     ]

@@ -11,10 +11,10 @@ from service import serving
 from service.api import Blueprint, services
 from service.json_provider import dumps_bytes
 from service.live import LiveEvent, Subscription
-from service.play import OVER
+from service.play import status_after
 from service.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
 from service.spec import OPTIONAL_SEAT, errors
-from service.store import FINISHED, MatchMeta
+from service.store import OVER_STATUSES, MatchMeta
 
 blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Events and the action log")
 
@@ -85,7 +85,7 @@ def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str
         sub.close()
         raise
 
-    events = matches.stream_events(sub, seat, backlog, over=meta.status != "active")
+    events = matches.stream_events(sub, seat, backlog, over=meta.status in OVER_STATUSES)
     head = snapshot + b"\n" if kind == NDJSON else b"event: snapshot\ndata: %s\n\n" % snapshot
     body = _body(head, events, _ndjson if kind == NDJSON else _sse, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -121,7 +121,7 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
     # Every commit writes at least one event (its action), so the events read tell how far the match
     # is: no second look at the match for its version, however long the poll waited.
     version = max(meta.version, int(last.split("-")[0]))
-    status = FINISHED if any(e["type"] == OVER for e in events) else meta.status
+    status = status_after(meta.status, events)
     return {"events": events, "last_id": last, "version": version, "status": status}
 
 

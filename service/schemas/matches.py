@@ -8,6 +8,16 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from engine.ai import LEVELS
 from service.schemas.fields import FullMatch, JsonInteger, bot_level, think_ms
+from service.schemas.lifecycle import (
+    VISIBILITIES,
+    VISIBILITY,
+    ClockSchema,
+    InviteSchema,
+    OnLeaveSchema,
+    SeatChoice,
+    TimeControlSchema,
+)
+from service.seating import BOT, HUMAN, OPEN, PUBLIC
 from service.store import STATUSES
 
 #: A seat name is shown to every other player: printable text, not blank.  No control characters
@@ -23,25 +33,36 @@ def _no_lone_surrogates(value: str) -> None:
         raise ValidationError("must be printable text, not blank")
 
 
-class SeatRequestSchema(Schema):
-    name = fields.String(
-        required=True,
+def seat_name(**kwargs: Any) -> fields.String:
+    return fields.String(
         validate=[
             validate.Length(min=1, max=40),
             FullMatch(NAME_PATTERN, error="must be printable text, not blank"),
             _no_lone_surrogates,
         ],
+        **kwargs,
     )
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot"]))
+
+
+class SeatRequestSchema(Schema):
+    name = seat_name(metadata={"description": "Required but for open seats (named by who joins)."})
+    kind = fields.String(
+        load_default=HUMAN,
+        validate=validate.OneOf([HUMAN, BOT, OPEN]),
+        metadata={"description": "`open`: left for a player to join (the match waits until all are taken)."},
+    )
     level = bot_level("Bots only")
     think_ms = think_ms("Bots only: thinking budget per decision")
 
     @validates_schema
-    def _bot_fields_only_for_bots(self, data: dict[str, Any], **_: Any) -> None:
-        if data.get("kind", "human") == "human":
+    def _fields_of_the_kind(self, data: dict[str, Any], **_: Any) -> None:
+        kind = data.get("kind", HUMAN)
+        if kind != BOT:
             for name in ("level", "think_ms"):
                 if name in data:
                     raise ValidationError("only bot seats have this", name)
+        if kind != OPEN and "name" not in data:
+            raise ValidationError("Missing data for required field.", "name")
 
 
 class CreateMatchSchema(Schema):
@@ -59,12 +80,37 @@ class CreateMatchSchema(Schema):
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata={"description": "Only honoured when the server allows it (TABLETOP_ALLOW_SEED)."},
     )
+    visibility = fields.String(
+        load_default=PUBLIC, validate=validate.OneOf(VISIBILITIES), metadata={"description": VISIBILITY}
+    )
+    on_leave = fields.Nested(
+        OnLeaveSchema,
+        metadata={"description": "What follows when a human seat resigns (default: an `easy` bot takes it)."},
+    )
+    time_control = fields.Nested(
+        TimeControlSchema, metadata={"description": "Clocks for the human seats; none unless given."}
+    )
+
+
+class JoinRequestSchema(Schema):
+    seat = SeatChoice(
+        load_default="any",
+        metadata={
+            "description": 'The open seat to take, or `"any"` (the first open one).',
+            "oneOf": [{"type": "integer", "minimum": 0, "maximum": 7}, {"type": "string", "enum": ["any"]}],
+        },
+    )
+    name = seat_name(required=True)
+    invite = fields.String(
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "A private match's invite code (it names the seat)."},
+    )
 
 
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    name = fields.String(required=True, metadata={"description": "Empty for an open seat."})
+    kind = fields.String(required=True, validate=validate.OneOf([HUMAN, BOT, OPEN]))
     level = fields.String(validate=validate.OneOf(LEVELS))
     think_ms = fields.Integer()
 
@@ -76,6 +122,10 @@ class MatchSummarySchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "Bumped by every move; the ETag."})
     players = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
+    open_seats = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Seats a join may take (while `waiting`)."}
+    )
+    visibility = fields.String(required=True, validate=validate.OneOf(VISIBILITIES))
     to_move = fields.Integer(
         required=True, allow_none=True, metadata={"description": "Seat pending; null when over."}
     )
@@ -92,6 +142,23 @@ class MatchSchema(MatchSummarySchema):
         required=True, allow_none=True, metadata={"description": "Scores, ranking and tie-break once over."}
     )
     view = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
+    clock = fields.Nested(
+        ClockSchema, required=True, allow_none=True, metadata={"description": "null: no time control."}
+    )
+    resigned = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that resigned."})
+    rematch = fields.String(
+        required=True, allow_none=True, metadata={"description": "The id of the rematch, once asked for."}
+    )
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(
+        required=True, metadata={"description": "Bearer token of the seat taken; shown only once."}
+    )
+    match = fields.Nested(
+        MatchSchema, required=True, metadata={"description": "The match as this seat sees it."}
+    )
 
 
 class SeatTokenSchema(Schema):
@@ -103,6 +170,14 @@ class SeatTokenSchema(Schema):
 
 class CreatedMatchSchema(MatchSchema):
     tokens = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    creator_token = fields.String(
+        required=True, metadata={"description": "Cancels the match while it waits; shown only here."}
+    )
+    invites = fields.List(
+        fields.Nested(InviteSchema),
+        required=True,
+        metadata={"description": "A private match's invite codes, one per open seat (empty if public)."},
+    )
 
 
 class MatchListQuerySchema(Schema):
