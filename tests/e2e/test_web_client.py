@@ -6,10 +6,12 @@ to docs/ (the README shows them).  The pages may reach nothing but the server (c
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -154,3 +156,51 @@ def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, g
     assert all(names[w] in result.locator(".winners").inner_text() for w in winners)
     assert page.locator("#log li").count() >= len(log["entries"])  # the event log, in words
     assert "The match is over" in page.locator("#status").inner_text()
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_spectator_watches_an_all_bot_match_to_its_result(page, base_url, game_id):
+    """The page opens while the match is live (one bot thinks 100 ms a move) and follows it by its event
+    long-poll to the result, without a token: no choices, the spectator's board."""
+    api = Client(base_url)
+    seats = [{"name": "thinker", "kind": "bot", "level": "normal", "think_ms": 100}]
+    seats += [{"name": f"quick {i}", "kind": "bot", "level": "random"} for i in range(1, PLAYERS[game_id])]
+    created = api.create_match(game_id, seats)
+    page.goto(f"{base_url}/play/{created['id']}")
+    page.wait_for_selector("body[data-ready]")
+    assert page.locator("#status").inner_text().startswith("Waiting for")  # live, not yet over
+    assert page.locator("svg.board-svg").count() == 1
+    page.wait_for_selector("#result:not([hidden])", timeout=240_000)
+    done = api.match(created["id"])
+    assert done["status"] == "finished"
+    assert page.locator("#choices").is_hidden()
+    winners = done["result"].get("winners") or done["result"]["ranking"][:1]
+    text = page.locator("#result .winners").inner_text()
+    assert all(done["seats"][w]["name"] in text for w in winners)
+    assert page.locator("#log li").count() >= len(api.log(created["id"])["entries"])
+
+
+def test_a_crafted_move_is_refused_with_its_rule_and_a_hint_is_shown(page, base_url):
+    """China: three cards cannot pay for one piece (R28); the page names the rule and quotes its text.
+    The hint button marks the bot's suggestion among the choices."""
+    match_id, token = start_from_the_start_page(page, base_url, "china")
+    page.wait_for_selector("#actions button.action:not([disabled])", timeout=60_000)
+    page.click("#hint")
+    page.wait_for_selector("#actions button.action.hinted", timeout=60_000)
+    assert page.locator("#hint-out").inner_text().startswith("Suggested:")
+    version = Client(base_url).match(match_id, token)["version"]
+    target = page.locator("#actions button.action").first.get_attribute("data-action")
+    assert target is not None
+    crafted = {"type": "place", "piece": "house", "target": json.loads(target).get("target", "WEI1"),
+               "pay": "violet+violet+violet"}  # fmt: skip
+    page.click("#raw summary")
+    page.fill("#raw-action", json.dumps(crafted))
+    page.click("#raw-form button[type=submit]")
+    refusal = page.locator("#refusal")
+    refusal.wait_for(state="visible")
+    quoted = refusal.locator(".refusal-rule").inner_text()
+    assert quoted.startswith("Rule R28: ")
+    with urllib.request.urlopen(f"{base_url}/v1/games/china/rules") as resp:
+        rules = " ".join(resp.read().decode().replace("*", "").split())
+    assert len(quoted) > 40 and quoted.removeprefix("Rule R28: ")[:40] in rules  # R28's own text
+    assert Client(base_url).match(match_id, token)["version"] == version  # nothing was played
