@@ -176,8 +176,8 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
                     "seat": {"type": "integer", "minimum": 0},
                     "action": shown_action,
                     "auto": {
-                        "const": True,
-                        "description": "Present when the action was forced (the only one).",
+                        "type": "boolean",
+                        "description": "Present (true) when the action was forced: the only one legal.",
                     },
                 },
                 "required": ["type", "seat", "action"],

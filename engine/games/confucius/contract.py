@@ -83,7 +83,7 @@ SPACE = closed_object(
     optional={"influence_held_by": {**INT, "description": "while its ministry resolves: the seat, or -1"}},
     space=INT,
     tile={
-        "anyOf": [INT, {"const": "candidate"}, {"type": "null"}],
+        "anyOf": [INT, {"type": "string", "enum": ["candidate"]}, {"type": "null"}],
         "description": "an official's bribe cost, the placed candidate, or null when empty",
     },
     marker=nullable(SEAT),

@@ -1,0 +1,48 @@
+// A client's use of the types openapi-typescript generates from openapi/openapi.json: one match
+// document type for every game, narrowed by `game` (view, result and options follow), per-game event
+// and action unions narrowed by `type`.  tests/clients compiles it with `tsc --strict`.
+import type { components } from "./tabletop.js";
+
+type Schemas = components["schemas"];
+export type Match = Schemas["Match"];
+
+/** What a lobby shows of a match: each game's own fields, reached without a cast. */
+export function summary(match: Match): string {
+  switch (match.game) {
+    case "china":
+      return `China, turn ${match.view.turn}, ${match.view.deck_size} cards left` +
+        (match.result ? `, won by seats ${match.result.winners.join(", ")}` : "");
+    case "confucius":
+      return `Confucius, round ${match.view.round}, great wall ${match.view.great_wall}` +
+        (match.result ? `, general: seat ${match.result.titles.general}` : "");
+    case "taj_mahal":
+      return `Taj Mahal, visit ${match.view.visit} in ${match.view.current_province}` +
+        (match.result ? `, card bonus ${match.result.card_bonus.join("/")}` : "");
+    case "year_of_dragon":
+      return `In the Year of the Dragon, round ${match.view.round}` +
+        (match.result ? `, track ${match.result.track_order.join(" > ")}` : "");
+  }
+}
+
+/** A line of a China match's event feed. */
+export function describe(event: Schemas["ChinaEvent"]): string {
+  switch (event.type) {
+    case "took":
+      return `seat ${event.seat} took a ${event.card} card from slot ${event.slot}`;
+    case "province_scored":
+      return `${event.province} scored: ${event.points.join(", ")}`;
+    case "action":
+      return `seat ${event.seat}: ${event.action.type}`;
+    case "match_over":
+      return event.result ? `over: winners ${event.result.winners.join(", ")}` : "aborted";
+    default:
+      return event.type;
+  }
+}
+
+/** A move of China, checked against the game's action schema when compiled. */
+export const place: Schemas["ChinaAction"] = { type: "place", piece: "house", target: "WEI1", pay: "red" };
+
+export function move(action: Schemas["Action"], version: number): Schemas["ActionRequest"] {
+  return { action, expected_version: version };
+}
