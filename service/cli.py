@@ -129,10 +129,26 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="tabletop", description="Tabletop board game server")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="play one random game in the terminal (engine only)")
-    demo.add_argument("--game", choices=sorted(GAMES), default=next(iter(sorted(GAMES)), None))
-    demo.add_argument("--players", type=int, default=3)
-    demo.add_argument("--seed", type=int, default=0)
+    demo = sub.add_parser(
+        "demo",
+        help="play one game between random bots in the terminal (engine only, no server): prints every "
+        "public event as a JSON line, then the result",
+    )
+    demo.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        default=next(iter(sorted(GAMES)), None),
+        help="game id (default %(default)s)",
+    )
+    demo.add_argument(
+        "--players", type=int, default=3, help="player count, within the game's (default %(default)s)"
+    )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seeds the deal and the bots' picks: same seed, same game (default %(default)s)",
+    )
     demo.set_defaults(func=cmd_demo)
     serve = sub.add_parser("serve", help="serve the HTTP API (TABLETOP_* environment variables configure it)")
     serve.add_argument("--host", help="bind address (default TABLETOP_HOST or 127.0.0.1)")

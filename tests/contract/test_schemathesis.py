@@ -165,3 +165,5 @@ def test_stateful_sequences_follow_the_links(state_machine):
     assert seen["createMatch", 201] > 0, "no sequence created a match"
     followed = {op for (op, status) in seen if status == 200}
     assert {"getMatch", "getLegalActions", "getEvents", "getLog"} <= followed, sorted(seen.items())
+    # The seat operations too: the token of the seat to move gets past 401 to a move and a hint.
+    assert seen["submitAction", 200] > 0 and seen["requestHint", 202] > 0, sorted(seen.items())
