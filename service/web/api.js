@@ -11,9 +11,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The URL fragment's parameters: token (a seat's), creator (the creator's token), invite (a code). */
+export function fragment() {
+  return new URLSearchParams(location.hash.replace(/^#/, ""));
+}
+
 export function tokenFromFragment() {
-  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
-  return params.get("token") || null;
+  return fragment().get("token") || null;
 }
 
 export class Api {
@@ -67,6 +71,14 @@ export class Api {
     const q = new URLSearchParams({after, wait: String(wait)});
     return this.get(`/v1/matches/${encodeURIComponent(id)}/events?${q}`, {signal});
   }
+
+  /** Takes an open seat ("any" or a number) of a waiting match; resolves to {seat, token, match}. */
+  join(id, body) { return this.post(`/v1/matches/${encodeURIComponent(id)}/join`, body); }
+  cancel(id, creatorToken) {
+    return new Api(creatorToken).post(`/v1/matches/${encodeURIComponent(id)}/cancel`, undefined);
+  }
+  resign(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/resign`, undefined); }
+  rematch(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/rematch`, undefined); }
 
   hint(id, level) { return this.call("POST", `/v1/matches/${encodeURIComponent(id)}/hint`, {body: {level}}); }
   job(jobId) { return this.call("GET", `/v1/jobs/${encodeURIComponent(jobId)}`); }

@@ -1,7 +1,7 @@
 // /play/{match_id}: the board of one match, for a seat (token in the URL fragment) or a spectator.
 // Everything comes from the public v1 API: the match document (the caller's view), the legal actions,
 // the game's action schemas and rules, and the event long-poll for live updates.
-import {Api, ApiError, tokenFromFragment} from "./api.js";
+import {Api, ApiError, fragment, tokenFromFragment} from "./api.js";
 import {clear, colour, h, words} from "./dom.js";
 import {parseRules, ruleIds} from "./rules.js";
 
@@ -94,7 +94,8 @@ function renderTurn() {
   const el = clear($("turn"));
   const pending = m.view?.pending;
   if (m.status !== "active") {
-    $("status").textContent = m.status === "finished" ? "The match is over." : `Match ${m.status}.`;
+    $("status").textContent = m.status === "finished" ? "The match is over." :
+      m.status === "waiting" ? "Waiting for players." : `Match ${m.status}.`;
     return;
   }
   const mine = m.to_move !== null && m.to_move === m.your_seat;
@@ -140,6 +141,85 @@ function renderActions() {
   }
 }
 
+/** Joining a waiting match, cancelling it (its creator), resigning, and a rematch once it is over. */
+function renderLifecycle() {
+  const m = state.match;
+  const el = clear($("lifecycle"));
+  const frag = fragment();
+  const items = [];
+  if (m.status === "waiting") {
+    const open = m.open_seats || [];
+    items.push(h("p", {}, `Waiting for ${open.length} more player${open.length === 1 ? "" : "s"} to join.`));
+    if (m.your_seat === null && open.length) {
+      const name = h("input", {id: "join-name", "aria-label": "Your name", value: "", maxlength: 40, required: true,
+        placeholder: "your name"});
+      items.push(h("form", {id: "join-form", class: "seat-row", onsubmit: (e) => { e.preventDefault(); join(name.value); }},
+        h("label", {}, "Name ", name), h("button", {type: "submit", class: "primary"}, "Join this match")));
+    }
+    if (frag.get("creator")) items.push(h("button", {type: "button", id: "cancel", onclick: cancel}, "Cancel the match"));
+  } else if (m.status === "active" && m.your_seat !== null) {
+    items.push(h("button", {type: "button", id: "resign", onclick: resign}, "Resign (a bot takes your seat)"));
+  } else if (m.status === "finished" && m.your_seat !== null) {
+    items.push(m.rematch ? h("p", {}, "A rematch was asked for: ") : null,
+      h("button", {type: "button", id: "rematch", onclick: rematch}, m.rematch ? "Join the rematch" : "Rematch"));
+  }
+  el.hidden = !items.length;
+  el.append(...items.filter(Boolean));
+}
+
+/** Replaces the seat token in the URL fragment (kept there so a reload keeps the seat; never sent). */
+function useToken(token) {
+  const frag = fragment();
+  frag.set("token", token);
+  frag.delete("invite");
+  history.replaceState(null, "", `${location.pathname}#${frag}`);
+  api.token = token;
+}
+
+async function lifecycleCall(fn) {
+  try {
+    await fn();
+    hideRefusal();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    showRefusal(err);
+  }
+  await refresh();
+}
+
+function join(name) {
+  return lifecycleCall(async () => {
+    const invite = fragment().get("invite");
+    const body = {seat: "any", name: name.trim() || "guest", ...(invite ? {invite} : {})};
+    const joined = await api.join(matchId, body);
+    useToken(joined.token);
+  });
+}
+
+function cancel() {
+  return lifecycleCall(() => api.cancel(matchId, fragment().get("creator")));
+}
+
+function resign() {
+  const button = $("resign");
+  if (button.dataset.confirm !== "yes") {
+    button.dataset.confirm = "yes";
+    button.textContent = "Really resign? Press again";
+    return Promise.resolve();
+  }
+  return lifecycleCall(() => api.resign(matchId));
+}
+
+async function rematch() {
+  try {
+    const next = await api.rematch(matchId);
+    location.assign(`/play/${encodeURIComponent(next.match_id)}#${new URLSearchParams({token: next.token})}`);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    showRefusal(err);
+  }
+}
+
 function renderResult() {
   const m = state.match;
   const el = $("result");
@@ -178,6 +258,7 @@ function render() {
   document.title = `Tabletop · ${state.game?.title || m.game}`;
   renderPlayers();
   renderTurn();
+  renderLifecycle();
   renderBoard();
   renderActions();
   renderResult();
@@ -201,7 +282,15 @@ function hideRefusal() {
 }
 
 async function refresh() {
-  const m = await api.match(matchId);
+  let m;
+  try {
+    m = await api.match(matchId);
+  } catch (err) {
+    // A token the match no longer knows (e.g. a seat given up before the start): watch instead.
+    if (!(err instanceof ApiError) || err.status !== 401 || !api.token) throw err;
+    api.token = null;
+    m = await api.match(matchId);
+  }
   state.match = m;
   state.legal = [];
   if (m.status === "active" && m.your_seat !== null && m.to_move === m.your_seat) {

@@ -12,13 +12,13 @@ let game = null;
 function seatRow(i) {
   const kind = h("select", {id: `seat-kind-${i}`, "aria-label": `Seat ${i} plays as`},
     h("option", {value: "you", selected: i === 0 || null}, "You"),
-    h("option", {value: "human"}, "Another person (invitation link)"),
+    h("option", {value: "open"}, "A person who joins (open seat)"),
     LEVELS.map((l) => h("option", {value: `bot:${l}`, selected: (i > 0 && l === "random") || null}, `Bot: ${l}`)));
   const name = h("input", {id: `seat-name-${i}`, "aria-label": `Seat ${i} name`, value: i === 0 ? "me" : `bot ${i}`,
     maxlength: 40});
   kind.addEventListener("change", () => {
     if (kind.value === "you") name.value = "me";
-    else if (kind.value === "human") name.value = `player ${i}`;
+    else if (kind.value === "open") name.value = "";
     else name.value = `${kind.value.slice(4)} ${i}`;
   });
   return h("div", {class: "seat-row"}, h("span", {}, `Seat ${i}`), kind, name);
@@ -81,28 +81,33 @@ async function start(event) {
   const roles = [];
   for (let i = 0; i < n; i++) {
     const kind = $(`seat-kind-${i}`).value;
-    const name = $(`seat-name-${i}`).value.trim() || `seat ${i}`;
+    const name = $(`seat-name-${i}`).value.trim() || (kind === "you" ? "me" : `seat ${i}`);
     roles.push(kind);
-    seats.push(kind.startsWith("bot:") ? {name, kind: "bot", level: kind.slice(4)} : {name});
+    seats.push(kind.startsWith("bot:") ? {name, kind: "bot", level: kind.slice(4)} : kind === "open" ? {kind: "open"} : {name});
   }
   $("start").disabled = true;
   try {
-    const m = await api.create({game: game.id, seats, options: readOptions()});
+    const visibility = $("visibility").value;
+    const m = await api.create({game: game.id, seats, options: readOptions(), visibility});
     const tokens = new Map((m.tokens || []).map((t) => [t.seat, t.token]));
-    const link = (seat) => `${location.origin}/play/${m.id}#token=${encodeURIComponent(tokens.get(seat))}`;
+    const frag = (seat) => new URLSearchParams({token: tokens.get(seat), creator: m.creator_token || ""});
     const mine = roles.indexOf("you");
-    const others = roles.map((r, i) => [r, i]).filter(([r]) => r === "human").map(([, i]) => i);
-    if (!others.length) {
-      location.assign(mine >= 0 ? link(mine) : `/play/${m.id}`);
+    const own = mine >= 0 ? `/play/${m.id}#${frag(mine)}` : `/play/${m.id}#${new URLSearchParams({creator: m.creator_token || ""})}`;
+    if (!m.open_seats?.length) {
+      location.assign(own);
       return;
     }
+    const invites = new Map((m.invites || []).map((i) => [i.seat, i.code]));
+    const joinLink = (seat) => `${location.origin}/play/${m.id}` +
+      (invites.has(seat) ? `#${new URLSearchParams({invite: invites.get(seat)})}` : "");
     const out = clear($("created"));
-    out.append(h("h3", {}, "Match created"),
-      h("p", {}, "Send each person their own link: it carries their seat's secret token (shown only now)."),
-      h("ul", {class: "links"}, others.map((i) => h("li", {}, `Seat ${i} (${seats[i].name}): `,
-        h("a", {href: link(i)}, link(i))))),
-      mine >= 0 ? h("p", {}, h("a", {href: link(mine), class: "primary"}, "Take your seat")) :
-        h("p", {}, h("a", {href: `/play/${m.id}`}, "Watch the match")));
+    out.append(h("h3", {}, "Match created: waiting for players"),
+      h("p", {}, visibility === "private" ?
+        "Send each person their invitation link: it joins one seat, once." :
+        "Anyone may join from this link or from the list of matches."),
+      h("ul", {class: "links", id: "invite-links"}, m.open_seats.map((seat) => h("li", {}, `Seat ${seat}: `,
+        h("a", {href: joinLink(seat), class: "invite"}, joinLink(seat))))),
+      h("p", {}, h("a", {href: own, id: "own-seat"}, mine >= 0 ? "Take your seat" : "Watch the match")));
   } catch (err) {
     $("error").textContent = `Could not start: ${err.message}`;
   } finally {
@@ -116,8 +121,9 @@ async function listMatches() {
     const page = await api.matches("?limit=20");
     const titles = new Map(games.map((g) => [g.id, g.title]));
     for (const m of page.matches) {
+      const open = m.status === "waiting" ? ` · ${m.open_seats?.length || 0} open seat(s): join` : "";
       ul.append(h("li", {}, h("a", {href: `/play/${m.id}`}, `${titles.get(m.game) || m.game}`),
-        ` · ${m.status} · ${m.seats.map((s) => s.name).join(", ")} · move ${m.version}`));
+        ` · ${m.status}${open} · ${m.seats.map((s) => s.name || "(open)").join(", ")} · move ${m.version}`));
     }
     if (!page.matches.length) ul.append(h("li", {}, "No matches yet."));
   } catch (err) {

@@ -204,3 +204,46 @@ def test_a_crafted_move_is_refused_with_its_rule_and_a_hint_is_shown(page, base_
         rules = " ".join(resp.read().decode().replace("*", "").split())
     assert len(quoted) > 40 and quoted.removeprefix("Rule R28: ")[:40] in rules  # R28's own text
     assert Client(base_url).match(match_id, token)["version"] == version  # nothing was played
+
+
+def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base_url, page):
+    """The creator leaves seat 1 open in a private match and sends its invitation link; a second browser
+    joins through it; both pages go live; the guest resigns (a bot takes the seat) and the creator plays
+    to the result by clicking."""
+    page.goto(f"{base_url}/play")
+    page.wait_for_selector("body[data-ready]")
+    page.select_option("#game", "year_of_dragon")
+    page.wait_for_function("() => document.querySelector(\"#players option[value='2']\") !== null")
+    page.select_option("#players", "2")
+    page.select_option("#seat-kind-1", "open")
+    page.select_option("#visibility", "private")
+    page.click("#start")
+    invite = page.locator("#invite-links a.invite").first
+    invite.wait_for()
+    invite_url = invite.get_attribute("href")
+    assert invite_url is not None and "#invite=" in invite_url
+    page.click("#own-seat")
+    page.wait_for_selector("body[data-ready]")
+    assert page.locator("#status").inner_text() == "Waiting for players."
+    guest_context = browser.new_context()
+    guest = guest_context.new_page()
+    try:
+        guest.goto(invite_url)
+        guest.wait_for_selector("#join-form")
+        guest.fill("#join-name", "guest")
+        guest.click("#join-form button[type=submit]")
+        guest.wait_for_function("() => location.hash.includes('token=')")
+        guest.wait_for_selector("#players tr:has-text('guest') >> text=you")
+        # The creator's page learns of the join from the event stream alone.
+        page.wait_for_function("() => document.getElementById('status').textContent !== 'Waiting for players.'")
+        guest.click("#resign")
+        guest.click("#resign")  # the second press confirms
+        guest.wait_for_selector("#players tr:has-text('bot')")
+        assert play_by_clicking(page, None) > 0
+        guest.wait_for_selector("#result:not([hidden])", timeout=60_000)
+    finally:
+        guest_context.close()
+    match_id = urlparse(page.url).path.rsplit("/", 1)[1]
+    done = Client(base_url).match(match_id)
+    assert done["status"] == "finished" and done["resigned"] == [1]
+    assert done["seats"][1]["kind"] == "bot"
