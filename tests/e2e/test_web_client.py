@@ -235,7 +235,9 @@ def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base
         guest.wait_for_function("() => location.hash.includes('token=')")
         guest.wait_for_selector("#players tr:has-text('guest') >> text=you")
         # The creator's page learns of the join from the event stream alone.
-        page.wait_for_function("() => document.getElementById('status').textContent !== 'Waiting for players.'")
+        page.wait_for_function(
+            "() => !['Waiting for players.', ''].includes(document.getElementById('status').textContent)"
+        )
         guest.click("#resign")
         guest.click("#resign")  # the second press confirms
         guest.wait_for_selector("#players tr:has-text('bot')")
