@@ -2,7 +2,7 @@
 // Everything comes from the public v1 API: the match document (the caller's view), the legal actions,
 // the game's action schemas and rules, and the event long-poll for live updates.
 import {Api, ApiError, fragment, tokenFromFragment} from "./api.js";
-import {clear, colour, h, words} from "./dom.js";
+import {clear, colour, h, s as svg, words} from "./dom.js";
 import {parseRules, ruleIds} from "./rules.js";
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -81,12 +81,7 @@ function renderPlayers() {
 }
 
 function swatch(fill) {
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  svg.setAttribute("width", "12"); svg.setAttribute("height", "12"); svg.setAttribute("aria-hidden", "true");
-  const c = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-  c.setAttribute("cx", "6"); c.setAttribute("cy", "6"); c.setAttribute("r", "6"); c.setAttribute("fill", fill);
-  svg.append(c);
-  return svg;
+  return svg("svg", {width: 12, height: 12, "aria-hidden": "true"}, svg("circle", {cx: 6, cy: 6, r: 6, fill}));
 }
 
 function renderTurn() {

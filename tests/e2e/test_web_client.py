@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -249,3 +250,17 @@ def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base
     done = Client(base_url).match(match_id)
     assert done["status"] == "finished" and done["resigned"] == [1]
     assert done["seats"][1]["kind"] == "bot"
+
+
+def test_the_pages_are_static_files_under_a_strict_policy(base_url):
+    """/play and /play/{id} are the client's own files; they may run only their own scripts (no inline
+    script, no eval), call only this origin, and nothing outside service/web is served."""
+    for path in ("/play", "/play/0123abcd", "/play/static/match.js", "/play/static/dom.js"):
+        with urllib.request.urlopen(f"{base_url}{path}") as resp:
+            csp = resp.headers["Content-Security-Policy"]
+            body = resp.read().decode().replace("http://www.w3.org/2000/svg", "")  # a name, not a fetch
+        assert "script-src 'self';" in csp and "unsafe" not in csp and "connect-src 'self'" in csp
+        assert "http://" not in body and "https://" not in body  # no CDN, works offline
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{base_url}/play/static/../api/webclient.py")
+    assert missing.value.code == 404
