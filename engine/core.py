@@ -268,6 +268,12 @@ def array_of(items: dict[str, Any], **bounds: int) -> dict[str, Any]:
     return {"type": "array", "items": items, **bounds}
 
 
+def named(title: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with a ``title``: the spec publishes it as its own component (``<Game><title>``),
+    so generated clients get a named type for a part of a view that is reused or worth naming."""
+    return {"title": title, **schema}
+
+
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` or null, in the form both OpenAPI 3.1 client generators we test read as optional."""
     return {"anyOf": [schema, {"type": "null"}]}

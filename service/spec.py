@@ -113,6 +113,34 @@ def _with_id(event: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _hoist(node: Any, prefix: str, named: dict[str, dict[str, Any]], seeded: frozenset[str]) -> Any:
+    """``node`` with every sub-schema that has a ``title`` replaced by a reference to the component
+    ``<prefix><title>`` (collected in ``named``), so generated code names it (``ChinaPlayer``, not
+    ``ChinaViewPlayersItem``).  Games title the parts of their schemas they reuse; a title used twice
+    must mean the same schema (a different description may stand beside the reference).  Names in
+    ``seeded`` are components already made (the result, whose view copy lacks the service's fields)."""
+    if isinstance(node, list):
+        return [_hoist(item, prefix, named, seeded) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        key: {k: _hoist(v, prefix, named, seeded) for k, v in value.items()}  # names, not keywords
+        if key == "properties"
+        else _hoist(value, prefix, named, seeded)
+        for key, value in node.items()
+    }
+    title = out.pop("title", None)
+    if title is None:
+        return out
+    name = f"{prefix}{title}"
+    known = named.setdefault(name, out)
+    if name not in seeded and {**known, "description": None} != {**out, "description": None}:
+        raise ValueError(f"two different schemas are titled {title!r}: {known} and {out}")
+    if out.get("description") and out.get("description") != known.get("description"):
+        return {**_ref(name), "description": out["description"]}
+    return _ref(name)
+
+
 def _game_schema(game: Game, attribute: str, fallback: dict[str, Any]) -> dict[str, Any]:
     """A schema from the game's contract; a game without one (a test game) gets ``fallback``."""
     schema = getattr(game, attribute, None)
@@ -141,16 +169,16 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
             spec.components.schema(f"{g}Masked{pascal(kind)}Action", component=_copy(schema))
             masked.append(_ref(f"{g}Masked{pascal(kind)}Action"))
         shown_action = {"anyOf": [_ref(f"{g}Action"), *masked]} if masked else _ref(f"{g}Action")
-        spec.components.schema(
-            f"{g}View",
-            component=_game_schema(
-                game, "view_schema", {"type": "object", "properties": {"game": {"const": gid}}}
-            ),
-        )
-        views[gid] = f"{g}View"
         result = _game_schema(game, "result_schema", {"type": "object"})
+        result.pop("title", None)
         result.setdefault("properties", {}).update(_copy(SERVICE_RESULT_FIELDS))
-        spec.components.schema(f"{g}Result", component=result)
+        named: dict[str, dict[str, Any]] = {f"{g}Result": result}
+        seeded = frozenset(named)
+        result = named[f"{g}Result"] = _hoist(result, g, named, seeded)
+        view = _game_schema(game, "view_schema", {"type": "object", "properties": {"game": {"const": gid}}})
+        view.pop("title", None)
+        spec.components.schema(f"{g}View", component=_hoist(view, g, named, seeded))
+        views[gid] = f"{g}View"
         results.append(_ref(f"{g}Result"))
         spec.components.schema(
             f"{g}LogEntry",
@@ -201,7 +229,10 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
         }
         for kind in sorted(game_events):
             by_type[kind] = f"{g}{pascal(kind)}Event"
-            spec.components.schema(by_type[kind], component=_with_id(game_events[kind]))
+            event = _hoist(_with_id(game_events[kind]), g, named, seeded)
+            spec.components.schema(by_type[kind], component=event)
+        for name in sorted(named):  # the titled parts, the result among them
+            spec.components.schema(name, component=named[name])
         for kind in sorted(SERVICE_EVENTS):
             by_type[kind] = f"{pascal(kind)}Event"
         spec.components.schema(

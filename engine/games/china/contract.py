@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import array_of, closed_object, event_schema, nullable
+from engine.core import array_of, closed_object, event_schema, named, nullable
 
 from .components import COLOURS, DISPLAY_SIZE, PIECE_COLOURS, PROVINCES, SPACES
 
@@ -22,35 +22,43 @@ PER_SEAT = array_of(INT, minItems=3, maxItems=5)
 END_RULE = {"type": "string", "enum": ["R52", "R53"]}
 
 #: The final scoring by category (R56-R59): points per seat.
-FINAL_SCORING = closed_object(provinces=PER_SEAT, ports=PER_SEAT, alliances=PER_SEAT, chains=PER_SEAT)
-
-PLAYER = closed_object(
-    optional={
-        "fortification": {
-            **nullable(SPACE),
-            "description": "variant only: the space of the seat's fortified house, null while unused",
-        },
-        "hand": {**array_of(COLOUR), "description": "the caller's own hand only (R61)"},
-    },
-    seat=SEAT,
-    colour={"type": "string", "enum": list(PIECE_COLOURS)},
-    score=INT,
-    houses={**INT, "description": "houses left in supply"},
-    emissaries={**INT, "description": "emissaries left in supply"},
-    hand_size=INT,
-    seen_cards={**array_of(COLOUR), "description": "cards everybody saw this seat take from the display"},
-    emperor={**BOOL, "description": "the start player (R19)"},
+FINAL_SCORING = named(
+    "FinalScoring", closed_object(provinces=PER_SEAT, ports=PER_SEAT, alliances=PER_SEAT, chains=PER_SEAT)
 )
 
-PENDING = closed_object(
-    optional={
-        "draws_left": {**INT, "description": "draw decisions only"},
-        "pieces_left": {**INT, "description": "turn and place decisions only"},
-        "cards_left": {**INT, "description": "turn and place decisions only"},
-    },
-    seat=SEAT,
-    decision={"type": "string", "enum": ["turn", "place", "draw"]},
-    rule={"type": "string"},
+PLAYER = named(
+    "Player",
+    closed_object(
+        optional={
+            "fortification": {
+                **nullable(SPACE),
+                "description": "variant only: the space of the seat's fortified house, null while unused",
+            },
+            "hand": {**array_of(COLOUR), "description": "the caller's own hand only (R61)"},
+        },
+        seat=SEAT,
+        colour={"type": "string", "enum": list(PIECE_COLOURS)},
+        score=INT,
+        houses={**INT, "description": "houses left in supply"},
+        emissaries={**INT, "description": "emissaries left in supply"},
+        hand_size=INT,
+        seen_cards={**array_of(COLOUR), "description": "cards everybody saw this seat take from the display"},
+        emperor={**BOOL, "description": "the start player (R19)"},
+    ),
+)
+
+PENDING = named(
+    "Pending",
+    closed_object(
+        optional={
+            "draws_left": {**INT, "description": "draw decisions only"},
+            "pieces_left": {**INT, "description": "turn and place decisions only"},
+            "cards_left": {**INT, "description": "turn and place decisions only"},
+        },
+        seat=SEAT,
+        decision={"type": "string", "enum": ["turn", "place", "draw"]},
+        rule={"type": "string"},
+    ),
 )
 
 VIEW: dict[str, Any] = {
@@ -62,20 +70,23 @@ VIEW: dict[str, Any] = {
         phase={"type": "string", "enum": ["turn", "place", "draw", "over"]},
         turn=INT,
         pending={**nullable(PENDING), "description": "the decision to make; null once over"},
-        board=closed_object(
-            houses={
-                "type": "object",
-                "description": "occupied space -> seat of its house",
-                "propertyNames": SPACE,
-                "additionalProperties": SEAT,
-            },
-            seals={
-                "type": "object",
-                "description": "province -> emissaries of each seat on its dragon seal",
-                "propertyNames": PROVINCE,
-                "additionalProperties": PER_SEAT,
-            },
-            scored=array_of(PROVINCE),
+        board=named(
+            "Board",
+            closed_object(
+                houses={
+                    "type": "object",
+                    "description": "occupied space -> seat of its house",
+                    "propertyNames": SPACE,
+                    "additionalProperties": SEAT,
+                },
+                seals={
+                    "type": "object",
+                    "description": "province -> emissaries of each seat on its dragon seal",
+                    "propertyNames": PROVINCE,
+                    "additionalProperties": PER_SEAT,
+                },
+                scored=array_of(PROVINCE),
+            ),
         ),
         display={
             **array_of(nullable(COLOUR), minItems=DISPLAY_SIZE, maxItems=DISPLAY_SIZE),

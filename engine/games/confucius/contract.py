@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import array_of, closed_object, event_schema, nullable
+from engine.core import array_of, closed_object, event_schema, named, nullable
 
 from .cards import CURRENCY_NAMES
 from .components import (
@@ -35,82 +35,101 @@ DISTANT_LAND = {"type": "string", "enum": list(DISTANT_LANDS)}
 FOREIGN_LAND = {"type": "string", "enum": list(FOREIGN_LANDS)}
 SPACE_NAME = {"type": "string", "description": "an official space: ministry#number (e.g. hubu#3)"}
 #: Confucius cards by coin value: how many 1-, 2- and 3-coin cards.
-CARDS = closed_object(c1=INT, c2=INT, c3=INT)
+CARDS = named("Cards", closed_object(c1=INT, c2=INT, c3=INT))
 TITLES = ("chief_minister", "general", "admiral")
 
-PLAYER = closed_object(
-    optional={
-        "hand": {**CARDS, "description": "own hand only (R113)"},
-        "rewards": {
-            **array_of({"type": "string", "enum": list(REWARDS)}),
-            "description": "own reward cards only",
+PLAYER = named(
+    "Player",
+    closed_object(
+        optional={
+            "hand": {**CARDS, "description": "own hand only (R113)"},
+            "rewards": {
+                **array_of({"type": "string", "enum": list(REWARDS)}),
+                "description": "own reward cards only",
+            },
+            "set_aside_cards": {
+                **CARDS,
+                "description": "own cards set aside at the End of Round discard only",
+            },
         },
-        "set_aside_cards": {**CARDS, "description": "own cards set aside at the End of Round discard only"},
-    },
-    seat=SEAT,
-    colour={"type": "string", "enum": list(COLOURS)},
-    score=INT,
-    cubes=INT,
-    cubes_placed={
-        "type": "object",
-        "description": "action space -> cubes this seat placed there this round",
-        "propertyNames": {"type": "string", "enum": list(ACTION_SPACES)},
-        "additionalProperties": INT,
-    },
-    passed=BOOL,
-    commercial_income_used=BOOL,
-    cards={**INT, "description": "Confucius cards in hand"},
-    reward_cards=INT,
-    gifts={
-        "type": "object",
-        "description": "gift value (1-6) -> its state (R53)",
-        "propertyNames": {"type": "string", "enum": [str(v) for v in range(1, 7)]},
-        "additionalProperties": {"type": "string", "enum": list(GIFT_STATE_NAMES)},
-    },
-    shipyard=INT,
-    ocean=INT,
-    distant_lands=array_of(DISTANT_LAND),
-    armies_in_stock=INT,
-    armies_in_colonies=INT,
-    tutoring={
-        **nullable(closed_object(optional={"c1": INT, "c2": INT, "c3": INT}, student=STUDENT, cards=INT)),
-        "description": "the student this seat tutors and the cards laid (their values: own seat only)",
-    },
-    set_aside=INT,
-)
-
-SPACE = closed_object(
-    optional={"influence_held_by": {**INT, "description": "while its ministry resolves: the seat, or -1"}},
-    space=INT,
-    tile={
-        "anyOf": [INT, {"type": "string", "enum": ["candidate"]}, {"type": "null"}],
-        "description": "an official's bribe cost, the placed candidate, or null when empty",
-    },
-    marker=nullable(SEAT),
-    secured=BOOL,
-)
-
-PENDING = closed_object(
-    optional={
-        "action": {
+        seat=SEAT,
+        colour={"type": "string", "enum": list(COLOURS)},
+        score=INT,
+        cubes=INT,
+        cubes_placed={
             "type": "object",
-            "description": "pay decisions: the action being paid for (one of the game's actions)",
-            "properties": {"type": {"type": "string", "enum": sorted(ACTIONS)}},
-            "required": ["type"],
+            "description": "action space -> cubes this seat placed there this round",
+            "propertyNames": {"type": "string", "enum": list(ACTION_SPACES)},
+            "additionalProperties": INT,
         },
-        "price": INT,
-        "currency": {"type": "string", "enum": list(CURRENCY_NAMES)},
-        "voyages": {**INT, "description": "distant land choices: voyages left"},
-        "ministry": MINISTRY,
-        "receivers": array_of(SEAT),
-        "students": array_of(STUDENT),
-        "still_to_tutor": array_of(SEAT),
-        "candidate": CANDIDATE,
-        "keep": {**INT, "description": "keep-cards decisions: the hand limit (R98)"},
-    },
-    seat=SEAT,
-    decision={"type": "string", "enum": [p for p in PHASE_NAMES if p != "over"]},
-    rule={"type": "string"},
+        passed=BOOL,
+        commercial_income_used=BOOL,
+        cards={**INT, "description": "Confucius cards in hand"},
+        reward_cards=INT,
+        gifts={
+            "type": "object",
+            "description": "gift value (1-6) -> its state (R53)",
+            "propertyNames": {"type": "string", "enum": [str(v) for v in range(1, 7)]},
+            "additionalProperties": {"type": "string", "enum": list(GIFT_STATE_NAMES)},
+        },
+        shipyard=INT,
+        ocean=INT,
+        distant_lands=array_of(DISTANT_LAND),
+        armies_in_stock=INT,
+        armies_in_colonies=INT,
+        tutoring={
+            **nullable(
+                named(
+                    "Tutoring",
+                    closed_object(optional={"c1": INT, "c2": INT, "c3": INT}, student=STUDENT, cards=INT),
+                )
+            ),
+            "description": "the student this seat tutors and the cards laid (their values: own seat only)",
+        },
+        set_aside=INT,
+    ),
+)
+
+SPACE = named(
+    "OfficialSpace",
+    closed_object(
+        optional={
+            "influence_held_by": {**INT, "description": "while its ministry resolves: the seat, or -1"}
+        },
+        space=INT,
+        tile={
+            "anyOf": [INT, {"type": "string", "enum": ["candidate"]}, {"type": "null"}],
+            "description": "an official's bribe cost, the placed candidate, or null when empty",
+        },
+        marker=nullable(SEAT),
+        secured=BOOL,
+    ),
+)
+
+PENDING = named(
+    "Pending",
+    closed_object(
+        optional={
+            "action": {
+                "type": "object",
+                "description": "pay decisions: the action being paid for (one of the game's actions)",
+                "properties": {"type": {"type": "string", "enum": sorted(ACTIONS)}},
+                "required": ["type"],
+            },
+            "price": INT,
+            "currency": {"type": "string", "enum": list(CURRENCY_NAMES)},
+            "voyages": {**INT, "description": "distant land choices: voyages left"},
+            "ministry": MINISTRY,
+            "receivers": array_of(SEAT),
+            "students": array_of(STUDENT),
+            "still_to_tutor": array_of(SEAT),
+            "candidate": CANDIDATE,
+            "keep": {**INT, "description": "keep-cards decisions: the hand limit (R98)"},
+        },
+        seat=SEAT,
+        decision={"type": "string", "enum": [p for p in PHASE_NAMES if p != "over"]},
+        rule={"type": "string"},
+    ),
 )
 
 RESULT: dict[str, Any] = {
@@ -124,11 +143,11 @@ RESULT: dict[str, Any] = {
         },
         winners=array_of(SEAT, minItems=1),
         titles={
-            **closed_object(**dict.fromkeys(TITLES, INT)),
+            **named("Titles", closed_object(**dict.fromkeys(TITLES, INT))),
             "description": "title -> the seat holding it, or -1",
         },
         measures={
-            **closed_object(**dict.fromkeys(TITLES, PER_SEAT)),
+            **named("Measures", closed_object(**dict.fromkeys(TITLES, PER_SEAT))),
             "description": "what each title measures",
         },
     ),
@@ -147,36 +166,51 @@ VIEW: dict[str, Any] = {
         turn=INT,
         players=array_of(PLAYER, minItems=3, maxItems=5),
         ministries=array_of(
-            closed_object(
-                ministry=MINISTRY,
-                resolved=BOOL,
-                minister=nullable(SEAT),
-                secretary=nullable(SEAT),
-                minister_chit=INT,
-                secretary_chit=INT,
-                spaces=array_of(SPACE),
+            named(
+                "Ministry",
+                closed_object(
+                    ministry=MINISTRY,
+                    resolved=BOOL,
+                    minister=nullable(SEAT),
+                    secretary=nullable(SEAT),
+                    minister_chit=INT,
+                    secretary_chit=INT,
+                    spaces=array_of(SPACE),
+                ),
             )
         ),
         candidate=nullable(CANDIDATE),
-        candidate_stack=closed_object(count=INT, ministries=array_of(CANDIDATE), any=INT),
+        candidate_stack=named(
+            "CandidateStack", closed_object(count=INT, ministries=array_of(CANDIDATE), any=INT)
+        ),
         students={
             **closed_object(**dict.fromkeys(STUDENTS, nullable(SEAT))),
             "description": "student -> tutor",
         },
         examination_forced=BOOL,
         foreign_lands=array_of(
-            closed_object(
-                position=INT,
-                land=FOREIGN_LAND,
-                cost_per_army=INT,
-                state={"type": "string", "enum": list(LAND_STATE_NAMES)},
-                boxes=array_of(closed_object(box=INT, vp=INT, reward_card=BOOL, army=nullable(SEAT))),
+            named(
+                "ForeignLand",
+                closed_object(
+                    position=INT,
+                    land=FOREIGN_LAND,
+                    cost_per_army=INT,
+                    state={"type": "string", "enum": list(LAND_STATE_NAMES)},
+                    boxes=array_of(
+                        named(
+                            "ForeignLandBox",
+                            closed_object(box=INT, vp=INT, reward_card=BOOL, army=nullable(SEAT)),
+                        )
+                    ),
+                ),
             )
         ),
         distant_lands=array_of(
-            closed_object(land=DISTANT_LAND, chit=nullable(INT), reached_by=array_of(SEAT))
+            named(
+                "DistantLand", closed_object(land=DISTANT_LAND, chit=nullable(INT), reached_by=array_of(SEAT))
+            )
         ),
-        gift_tracker=array_of(closed_object(giver=SEAT, recipient=SEAT, value=INT)),
+        gift_tracker=array_of(named("Gift", closed_object(giver=SEAT, recipient=SEAT, value=INT))),
         great_wall=INT,
         junk_supply=INT,
         emperor_insulted=nullable(SEAT),
@@ -233,7 +267,7 @@ EVENTS: dict[str, dict[str, Any]] = {
         red=INT,
         orange=INT,
         winner=SEAT,
-        cards=array_of(closed_object(seat=SEAT, student=STUDENT, c1=INT, c2=INT, c3=INT)),
+        cards=array_of(named("ExamCard", closed_object(seat=SEAT, student=STUDENT, c1=INT, c2=INT, c3=INT))),
     ),
     "distant_land_reached": event_schema(
         "distant_land_reached", "a seat's junks reached a distant land", seat=SEAT, land=DISTANT_LAND, vp=INT

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import array_of, closed_object, event_schema, nullable
+from engine.core import array_of, closed_object, event_schema, named, nullable
 
 from .components import STANDARD as COMP
 from .state import PHASE_NAMES
@@ -28,6 +28,7 @@ def _counts(names: tuple[str, ...], value: dict[str, Any]) -> dict[str, Any]:
 
 
 CARD = {
+    "title": "Card",
     "description": "a card with what is printed on it (components.json)",
     **closed_object(
         id=CARD_ID,
@@ -40,6 +41,7 @@ CARD = {
     ),
 }
 BONUS_TILE = {
+    "title": "BonusTile",
     "description": "a bonus tile (R42): points, extra cards, or a good",
     **closed_object(
         id={"type": "string"},
@@ -48,35 +50,46 @@ BONUS_TILE = {
     ),
 }
 
-PLAYER = closed_object(
-    optional={"hand": {**array_of(CARD), "description": "own hand only (R64); every hand once over (R66)"}},
-    seat=SEAT,
-    score=INT,
-    hand_size={**INT, "description": "normal and special cards in hand"},
-    hand_public={
-        **array_of(CARD),
-        "description": "cards everybody saw this seat take from the display (R65)",
-    },
-    specials={**array_of(CARD), "description": "special cards held (R59)"},
-    table={**array_of(CARD), "description": "cards played this visit"},
-    counts={**_counts(COMP.symbols, INT), "description": "symbols shown this visit"},
-    commitment={**nullable({"type": "string", "enum": list(COMP.colours)}), "description": "colour played"},
-    in_visit=BOOL,
-    influence_tiles=_counts(COMP.influence, INT),
-    goods=_counts(COMP.goods, INT),
-    province_tiles=array_of(INT),
-    bonus_tiles=array_of({"type": "string"}),
+PLAYER = named(
+    "Player",
+    closed_object(
+        optional={
+            "hand": {**array_of(CARD), "description": "own hand only (R64); every hand once over (R66)"}
+        },
+        seat=SEAT,
+        score=INT,
+        hand_size={**INT, "description": "normal and special cards in hand"},
+        hand_public={
+            **array_of(CARD),
+            "description": "cards everybody saw this seat take from the display (R65)",
+        },
+        specials={**array_of(CARD), "description": "special cards held (R59)"},
+        table={**array_of(CARD), "description": "cards played this visit"},
+        counts={**_counts(COMP.symbols, INT), "description": "symbols shown this visit"},
+        commitment={
+            **nullable({"type": "string", "enum": list(COMP.colours)}),
+            "description": "colour played",
+        },
+        in_visit=BOOL,
+        influence_tiles=_counts(COMP.influence, INT),
+        goods=_counts(COMP.goods, INT),
+        province_tiles=array_of(INT),
+        bonus_tiles=array_of({"type": "string"}),
+    ),
 )
 
-PENDING = closed_object(
-    optional={
-        "left": {**INT, "description": "palaces to place, or cards to take"},
-        "crown": {**BOOL, "description": "whether a crowned palace follows (R37)"},
-        "cities": {**array_of(CITY), "description": "the cities the palace may go to (R36, R37)"},
-    },
-    seat=SEAT,
-    decision={"type": "string", "enum": ["play_or_withdraw", "palace", "crown", "take"]},
-    rule={"type": "string"},
+PENDING = named(
+    "Pending",
+    closed_object(
+        optional={
+            "left": {**INT, "description": "palaces to place, or cards to take"},
+            "crown": {**BOOL, "description": "whether a crowned palace follows (R37)"},
+            "cities": {**array_of(CITY), "description": "the cities the palace may go to (R36, R37)"},
+        },
+        seat=SEAT,
+        decision={"type": "string", "enum": ["play_or_withdraw", "palace", "crown", "take"]},
+        rule={"type": "string"},
+    ),
 )
 
 RESULT: dict[str, Any] = {
@@ -118,7 +131,9 @@ VIEW: dict[str, Any] = {
             "type": "object",
             "description": "city -> the seats owning its regular and crowned palace",
             "propertyNames": CITY,
-            "additionalProperties": closed_object(regular=nullable(SEAT), crowned=nullable(SEAT)),
+            "additionalProperties": named(
+                "Palace", closed_object(regular=nullable(SEAT), crowned=nullable(SEAT))
+            ),
         },
         crowned_palace=nullable(CITY),
         court={**_counts(COMP.symbols, BOOL), "description": "symbol -> whether it is still at court"},

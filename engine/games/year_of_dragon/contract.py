@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import array_of, closed_object, event_schema, nullable
+from engine.core import array_of, closed_object, event_schema, named, nullable
 
 from .components import ACTION_IDS, CARD_IDS, EVENT_IDS, TILE_IDS, TYPE_IDS
 from .schemas import ACTIONS
@@ -30,44 +30,50 @@ CARD = {"type": "string", "enum": list(CARD_IDS)}
 ACTION_CARD = {"type": "string", "enum": list(ACTION_IDS)}
 MONTH_EVENT = {"type": "string", "enum": list(EVENT_IDS)}
 
-PLAYER = closed_object(
-    optional={
-        "hand": {
-            "type": "object",
-            "description": "own hand only (R58a): person card -> how many are held",
-            "propertyNames": CARD,
-            "additionalProperties": {"type": "integer", "minimum": 1},
+PLAYER = named(
+    "Player",
+    closed_object(
+        optional={
+            "hand": {
+                "type": "object",
+                "description": "own hand only (R58a): person card -> how many are held",
+                "propertyNames": CARD,
+                "additionalProperties": {"type": "integer", "minimum": 1},
+            },
+            "played": {
+                **array_of(CARD),
+                "description": "person cards played so far: own always, others' unless hidden (R57, R58a)",
+            },
         },
-        "played": {
-            **array_of(CARD),
-            "description": "person cards played so far: own always, others' unless hidden (R57, R58a)",
-        },
-    },
-    seat=SEAT,
-    yuan=INT,
-    rice=INT,
-    fireworks=INT,
-    vp=INT,
-    person_pos={**INT, "description": "position on the person track"},
-    privileges=closed_object(small=INT, large=INT),
-    palaces=array_of(closed_object(floors=INT, persons=array_of(TILE))),
-    hand_size=INT,
+        seat=SEAT,
+        yuan=INT,
+        rice=INT,
+        fireworks=INT,
+        vp=INT,
+        person_pos={**INT, "description": "position on the person track"},
+        privileges=named("Privileges", closed_object(small=INT, large=INT)),
+        palaces=array_of(named("Palace", closed_object(floors=INT, persons=array_of(TILE)))),
+        hand_size=INT,
+    ),
 )
 
-PENDING = closed_object(
-    optional={
-        "tiles": {**array_of(TILE), "description": "place and full decisions: the tiles to house"},
-        "floors_left": {**INT, "description": "build decisions"},
-        "owed": {**INT, "description": "release decisions: persons still to release"},
-        "event": {**MONTH_EVENT, "description": "release decisions: the month's event"},
-        "after": {
-            "description": "release decisions: releases go in palace order, after this one",
-            **closed_object(optional={"person": TILE}, palace=INT),
+PENDING = named(
+    "Pending",
+    closed_object(
+        optional={
+            "tiles": {**array_of(TILE), "description": "place and full decisions: the tiles to house"},
+            "floors_left": {**INT, "description": "build decisions"},
+            "owed": {**INT, "description": "release decisions: persons still to release"},
+            "event": {**MONTH_EVENT, "description": "release decisions: the month's event"},
+            "after": {
+                "description": "release decisions: releases go in palace order, after this one",
+                **named("ReleaseAfter", closed_object(optional={"person": TILE}, palace=INT)),
+            },
         },
-    },
-    seat=SEAT,
-    decision={"type": "string", "enum": list(PHASE_NAMES[:-1])},
-    rule={"type": "string"},
+        seat=SEAT,
+        decision={"type": "string", "enum": list(PHASE_NAMES[:-1])},
+        rule={"type": "string"},
+    ),
 )
 
 RESULT: dict[str, Any] = {
@@ -81,7 +87,7 @@ RESULT: dict[str, Any] = {
         },
         track_order={**SEATS, "description": "the person track, stack top first"},
         final_scoring={
-            **array_of(closed_object(persons=INT, monks=INT, money=INT)),
+            **array_of(named("FinalScore", closed_object(persons=INT, monks=INT, money=INT))),
             "description": "per seat: the final scoring's points by source (R52-R54)",
         },
     ),
@@ -106,7 +112,7 @@ VIEW: dict[str, Any] = {
             "propertyNames": TILE,
             "additionalProperties": INT,
         },
-        groups=array_of(closed_object(actions=array_of(ACTION_CARD), dragons=INT)),
+        groups=array_of(named("ActionGroup", closed_object(actions=array_of(ACTION_CARD), dragons=INT))),
         court_pairs={**array_of(array_of(TYPE)), "description": "person types of each court pair (R14)"},
         players=array_of(PLAYER, minItems=2, maxItems=5),
         result=nullable(RESULT),
