@@ -252,6 +252,34 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
         component={"description": "Scores, ranking and tie-break of a finished match.", "anyOf": results},
     )
     spec.components.schema("Event", component={"description": "An event of a match.", "anyOf": events})
+    spec.components.schema(
+        "StreamSnapshot",
+        component={
+            "description": "The first document of a stream: the match as the caller sees it.",
+            "type": "object",
+            "properties": {"type": {"const": "snapshot"}, "match": _ref("Match")},
+            "required": ["type", "match"],
+            "additionalProperties": False,
+        },
+    )
+    spec.components.schema(
+        "StreamHeartbeat",
+        component={
+            "description": "Sent while nothing happens (NDJSON; SSE sends a comment line instead).",
+            "type": "object",
+            "properties": {"type": {"const": "heartbeat"}},
+            "required": ["type"],
+            "additionalProperties": False,
+        },
+    )
+    spec.components.schema(
+        "StreamLine",
+        component={
+            "description": "One document of the streamed event feed (NDJSON line, SSE data): the snapshot "
+            "first, then events as they happen, heartbeats while nothing does.",
+            "anyOf": [_ref("StreamSnapshot"), _ref("Event"), _ref("StreamHeartbeat")],
+        },
+    )
 
 
 def _split_by_game(

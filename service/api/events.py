@@ -21,7 +21,21 @@ blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Event
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 SSE = "text/event-stream"
-_STREAM_DOC = {"schema": {"type": "string"}}
+#: The streamed forms: text the spec can only call a string; each line (NDJSON) or each SSE `data:`
+#: field is one JSON document of the `StreamLine` component, which generators still turn into a type.
+_LINE = {"$ref": "#/components/schemas/StreamLine"}
+_NDJSON_DOC = {
+    "schema": {"type": "string", "description": "One `StreamLine` JSON document per line."},
+    "x-item-schema": _LINE,
+}
+_SSE_DOC = {
+    "schema": {
+        "type": "string",
+        "description": "Server-sent events: `event:` is the line's `type`, `data:` a `StreamLine` document "
+        "(`id:` the event id, for `Last-Event-ID`); a comment line every 15 s as heartbeat.",
+    },
+    "x-item-schema": _LINE,
+}
 
 
 def _ndjson(batch: list[LiveEvent] | None) -> bytes:
@@ -98,7 +112,7 @@ def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str
 @blp.doc(
     operationId="getEvents",
     security=OPTIONAL_SEAT,
-    responses={200: {"content": {NDJSON: _STREAM_DOC, SSE: _STREAM_DOC}}, **errors(401, 404)},
+    responses={200: {"content": {NDJSON: _NDJSON_DOC, SSE: _SSE_DOC}}, **errors(401, 404)},
 )
 def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
     """The caller's events after ``after`` (private events only reach their seat).

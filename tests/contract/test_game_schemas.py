@@ -152,6 +152,11 @@ def test_served_documents_of_a_full_match_fit_the_spec(client, gid):
         page = client.get(f"/v1/matches/{match_id}/events", headers=headers).json
         check(events, "EventsPage", page, "events")
         assert page["events"][-1]["type"] == "match_over"
+    stream = client.get(f"/v1/matches/{match_id}/events", headers={"Accept": "application/x-ndjson"})
+    lines = [json.loads(line) for line in stream.get_data(as_text=True).splitlines()]
+    assert lines[0]["type"] == "snapshot" and lines[-1]["type"] == "match_over"
+    for line in lines:
+        check(validator("StreamLine"), "StreamLine", line, "stream")
     final_log = client.get(f"/v1/matches/{match_id}/log").json
     check(log, "Log", final_log, "final log")
     assert final_log["complete"] and len(final_log["entries"]) == moves
