@@ -40,7 +40,7 @@ class GameSchema(GameSummarySchema):
         required=True,
         metadata={
             "description": "Action type -> JSON schema of that action object (also in the spec's "
-            "components as `<game>.<type>`)."
+            "components as `<Game><Type>Action`, e.g. `ChinaPlaceAction`)."
         },
     )
     data_notes = fields.List(
