@@ -348,7 +348,7 @@ function appendEvents(events) {
     if (ev.type === "heartbeat") continue;
     ol.append(h("li", {"data-type": ev.type}, describeEvent(ev)));
   }
-  while (ol.children.length > 400) ol.removeChild(ol.firstChild);
+  while (ol.children.length > 5000) ol.removeChild(ol.firstChild);
   ol.scrollTop = ol.scrollHeight;
 }
 

@@ -155,22 +155,24 @@ def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, g
     winners = done["result"].get("winners") or done["result"]["ranking"][:1]
     names = {s["seat"]: s["name"] for s in done["seats"]}
     assert all(names[w] in result.locator(".winners").inner_text() for w in winners)
-    assert page.locator("#log li").count() >= len(log["entries"])  # the event log, in words
+    page.wait_for_function("n => document.querySelectorAll('#log li').length >= n", arg=len(log["entries"]))
     assert "The match is over" in page.locator("#status").inner_text()
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_a_spectator_watches_an_all_bot_match_to_its_result(page, base_url, game_id):
-    """The page opens while the match is live (one bot thinks 100 ms a move) and follows it by its event
-    long-poll to the result, without a token: no choices, the spectator's board."""
+    """The page opens (without a token: no choices, the spectator's board) while seat 0 is still a
+    person's, so the match cannot be over yet; the person resigns, a bot takes the seat, and the page
+    follows the all-bot match by its event long-poll alone to the result."""
     api = Client(base_url)
-    seats = [{"name": "thinker", "kind": "bot", "level": "normal", "think_ms": 100}]
-    seats += [{"name": f"quick {i}", "kind": "bot", "level": "random"} for i in range(1, PLAYERS[game_id])]
+    seats = [{"name": "leaver"}]
+    seats += [{"name": f"bot {i}", "kind": "bot", "level": "random"} for i in range(1, PLAYERS[game_id])]
     created = api.create_match(game_id, seats)
     page.goto(f"{base_url}/play/{created['id']}")
     page.wait_for_selector("body[data-ready]")
     assert page.locator("#status").inner_text().startswith("Waiting for")  # live, not yet over
     assert page.locator("svg.board-svg").count() == 1
+    api.request("POST", f"/v1/matches/{created['id']}/resign", token=created["tokens"][0]["token"])
     page.wait_for_selector("#result:not([hidden])", timeout=240_000)
     done = api.match(created["id"])
     assert done["status"] == "finished"
@@ -178,7 +180,8 @@ def test_a_spectator_watches_an_all_bot_match_to_its_result(page, base_url, game
     winners = done["result"].get("winners") or done["result"]["ranking"][:1]
     text = page.locator("#result .winners").inner_text()
     assert all(done["seats"][w]["name"] in text for w in winners)
-    assert page.locator("#log li").count() >= len(api.log(created["id"])["entries"])
+    moves = len(api.log(created["id"])["entries"])  # every move is an event the page writes in words
+    page.wait_for_function("n => document.querySelectorAll('#log li').length >= n", arg=moves)
 
 
 def test_a_crafted_move_is_refused_with_its_rule_and_a_hint_is_shown(page, base_url):
