@@ -19,7 +19,7 @@ from service.metrics import Metrics
 from service.play import Matches
 from service.schemas.errors import ErrorSchema
 from service.spec import describe_match_request, register_components
-from service.store import Store, connect
+from service.store import connect_store
 
 #: A placeholder URL for apps that never touch Redis (``tabletop spec``): redis-py connects lazily.
 OFFLINE_REDIS_URL = "redis://localhost:6379/0"
@@ -73,12 +73,10 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     )
     # Nothing blocks on Redis while a client waits (service.live), so every command can fail fast: a
     # hung Redis is a 503 within about redis_timeout_seconds, not a stuck request.
-    store = Store(
-        connect(
-            config.redis_url,
-            timeout=config.redis_timeout_seconds,
-            max_connections=config.max_active_requests + serving.SPARE_REDIS_CONNECTIONS,
-        )
+    store = connect_store(
+        config,
+        timeout=config.redis_timeout_seconds,
+        max_connections=config.max_active_requests + serving.SPARE_REDIS_CONNECTIONS,
     )
     live = LiveEvents(
         store,
@@ -87,7 +85,7 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         confirm_timeout=2 * config.redis_timeout_seconds,
     )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
-    limits.install(app, config, store.redis)
+    limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)
     http_policy.install(app, config)
     metrics = Metrics(store, live)
     app.extensions[EXTENSION] = Services(config, SeatLoggingMatches(store, games, config), metrics, live)

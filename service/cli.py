@@ -96,19 +96,17 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Re-enqueue every pending bot turn that has no live job, once: what each worker does every
     TABLETOP_SWEEP_SECONDS, for an operator after an incident or a scheduled job of its own."""
-    import redis
-
     from engine.registry import GAMES
     from service.config import Config
     from service.play import Matches
-    from service.store import Store
+    from service.store import connect_store
     from workers.jobs import sweep_matches
 
     config = Config.from_env()
     if not config.redis_url:
         print("tabletop sweep: TABLETOP_REDIS_URL is not set", file=sys.stderr)
         return 2
-    store = Store(redis.Redis.from_url(config.redis_url))
+    store = connect_store(config)
     print(f"sweep: enqueued {sweep_matches(Matches(store, GAMES, config))} bot turn(s)")
     return 0
 

@@ -20,6 +20,14 @@ class Config:
 
     #: Redis to use; empty means "start a private one" (``tabletop serve`` only, development mode).
     redis_url: str = ""
+    #: ``redis_url`` names any node of a Redis Cluster holding the match state (then
+    #: ``queue_redis_url`` is required: RQ does not run on a cluster).
+    redis_cluster: bool = False
+    #: Redis for RQ's queues, its scheduler and the worker heartbeats; empty: ``redis_url``.
+    queue_redis_url: str = ""
+    #: On a cluster: replicas that must confirm a match's write (``WAIT``) before the API answers it, so
+    #: a master killed right after cannot lose an acknowledged move; 0 trusts the master alone.
+    redis_wait_replicas: int = 1
     host: str = "127.0.0.1"
     port: int = 8000
     #: Request bodies larger than this are refused with 413.
@@ -88,6 +96,18 @@ class Config:
     #: A running bot job whose worker has sent no heartbeat for this long is presumed dead; the sweep
     #: then enqueues the turn again.  Workers heartbeat every quarter of it.
     bot_stall_seconds: int = 15
+
+    def __post_init__(self) -> None:
+        if self.redis_cluster and not self.queue_redis_url:
+            raise ValueError(
+                "TABLETOP_REDIS_CLUSTER=true needs TABLETOP_QUEUE_REDIS_URL: RQ (bot turns, hints) does not "
+                "run on Redis Cluster; give it a Redis of its own"
+            )
+
+    @property
+    def queue_url(self) -> str:
+        """The Redis of RQ: ``queue_redis_url``, else the state Redis."""
+        return self.queue_redis_url or self.redis_url
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:

@@ -10,6 +10,7 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, jsonify
+from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,8 @@ def register(app: Flask) -> None:
         return exc.response()
 
     @app.errorhandler(redis.RedisError)
-    def _redis_down(exc: redis.RedisError) -> Response:
+    @app.errorhandler(RedisClusterException)
+    def _redis_down(exc: Exception) -> Response:
         log.warning("redis unavailable: %s", exc)
         return ApiError(503, "unavailable", "storage is unavailable; retry later").response()
 

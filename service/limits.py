@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from apispec import APISpec, BasePlugin
@@ -61,6 +62,26 @@ def _exempt() -> bool:
     return request.method == "OPTIONS" or (request.method in ("GET", "HEAD") and request.path in PROBES)
 
 
+def _storage(config: Config, client: redis.Redis) -> dict[str, Any]:
+    """Where the counters live: the state Redis, through the API's own connection pool; on a cluster,
+    the limits library's cluster storage (its sliding-window keys share a hash tag per counter)."""
+    if not config.redis_cluster:
+        return {
+            "storage_uri": "redis://",
+            "storage_options": {"connection_pool": client.connection_pool, "key_prefix": KEY_PREFIX},
+        }
+    node = urlsplit(config.redis_url).netloc
+    timeout = config.redis_timeout_seconds
+    return {
+        "storage_uri": f"redis+cluster://{node}",
+        "storage_options": {
+            "key_prefix": KEY_PREFIX,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+        },
+    }
+
+
 def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
     """Limit every path but the probes as ``config`` says; ``None`` when no limit is set."""
     for name in ("rate_limit_address", "rate_limit_token", "rate_limit_create"):
@@ -92,8 +113,7 @@ def install(app: Flask, config: Config, client: redis.Redis) -> Limiter | None:
         app=app,
         application_limits=limits,
         strategy="sliding-window-counter",
-        storage_uri="redis://",
-        storage_options={"connection_pool": client.connection_pool, "key_prefix": KEY_PREFIX},
+        **_storage(config, client),
         headers_enabled=False,
         # flask-limiter exempts requests by their endpoint: none (an unknown path or method) or a static
         # one (the docs' files).  One name for every request leaves the exemptions to _exempt.

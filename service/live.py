@@ -39,7 +39,7 @@ import redis
 
 from service.errors import ApiError
 from service.json_provider import dumps_bytes
-from service.store import Store, StoredEvent, match_of_channel, notify_channel
+from service.store import STORAGE_ERRORS, Store, StoredEvent, match_of_channel, notify_channel
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +317,7 @@ class LiveEvents:
             try:
                 pubsub = self.store.subscriber()
                 self._serve(pubsub)
-            except redis.RedisError as exc:
+            except STORAGE_ERRORS as exc:
                 with self._lock:
                     for feed in self._feeds.values():
                         feed.confirmed.clear()

@@ -122,7 +122,7 @@ class Matches:
         #: The time of commits and clocks (epoch seconds); tests of clocks pass their own.
         self.now = clock
         self.bots = bot_queue or bots.BotQueue(
-            store.redis,
+            store.queue,
             stall_seconds=config.bot_stall_seconds,
             slice_seconds=config.bot_slice_seconds,
             max_think_ms=config.max_think_ms,

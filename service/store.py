@@ -34,9 +34,13 @@ from importlib.resources import files
 from typing import Any
 
 import redis
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.client import PubSub
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 from redis.retry import Retry
+
+from service.config import Config
 
 WAITING = "waiting"  #: open seats left to join
 ACTIVE = "active"
@@ -78,6 +82,19 @@ def _private_index(status: str) -> str:
     return f"tt:private:{status}"
 
 
+#: Create a match's keys unless it exists. KEYS: meta, state, events; ARGV: state, created event, meta
+#: field/value items.  Returns 1 if created, 0 if the id was taken (a rematch created meanwhile).
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('XADD', KEYS[3], '0-1', 'e', ARGV[2])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+return 1
+"""
+
+#: Milliseconds a replicated write waits for its replicas (see :meth:`Store._write`).
+WAIT_MS = 1000
+
 #: Pending human decisions with a deadline: match id -> deadline (epoch seconds).  One global key, so
 #: a claim is one atomic script; outside the match slots (written after the match's own commit, and
 #: rebuilt by the sweep from the matches themselves if that write is lost).
@@ -103,18 +120,48 @@ def match_of_channel(channel: bytes) -> str:
     return channel.decode().split("{m:", 1)[1].split("}", 1)[0]
 
 
-def connect(url: str, *, timeout: float | None = None, max_connections: int | None = None) -> redis.Redis:
+#: What a failing Redis raises: redis-py's errors, and its cluster client's own (a slot without a
+#: reachable master while a failover settles) which are not ``RedisError``s.
+STORAGE_ERRORS: tuple[type[Exception], ...] = (redis.RedisError, RedisClusterException)
+
+
+def connect_store(
+    config: Config, *, timeout: float | None = None, max_connections: int | None = None
+) -> Store:
+    """The store of a :class:`service.config.Config`: its state Redis (a cluster with
+    ``redis_cluster``) and its queue Redis (``queue_redis_url``, else the state Redis)."""
+    state = connect(
+        config.redis_url, timeout=timeout, max_connections=max_connections, cluster=config.redis_cluster
+    )
+    wait = config.redis_wait_replicas if config.redis_cluster else 0
+    if not config.queue_redis_url or config.queue_redis_url == config.redis_url:
+        return Store(state, wait_replicas=wait)
+    queue = connect(config.queue_redis_url, timeout=timeout, max_connections=max_connections)
+    return Store(state, queue, wait_replicas=wait)
+
+
+def connect(
+    url: str, *, timeout: float | None = None, max_connections: int | None = None, cluster: bool = False
+) -> redis.Redis:
     """A client for the API and the workers: every command fails after ``timeout`` seconds (connect or
     reply), and a command whose connection dropped is retried once on a new one; a timeout is not
     retried, so a hung Redis costs a caller one timeout, not several.  With ``max_connections`` the
-    pool blocks (up to ``timeout``) rather than opening more.
+    pool blocks (up to ``timeout``) rather than opening more (per node, on a cluster).
+
+    ``cluster``: ``url`` names any node of a Redis Cluster; the client finds the others and follows
+    the slots as they move.  While a failover settles it retries a few times with a short backoff
+    (up to about a second), then the caller gets the error (the API's 503).
     """
-    options: dict[str, Any] = {
-        "socket_timeout": timeout,
-        "socket_connect_timeout": timeout,
-        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
-        "retry_on_error": [redis.ConnectionError],
-    }
+    options: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    if cluster:
+        options["retry"] = Retry(ExponentialBackoff(cap=0.5, base=0.05), 4)
+        if max_connections is not None:
+            options.update(
+                connection_pool_class=redis.BlockingConnectionPool, max_connections=max_connections
+            )
+        return RedisCluster.from_url(url, **options)  # type: ignore[return-value]  # the same commands
+    options["retry"] = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+    options["retry_on_error"] = [redis.ConnectionError]
     if max_connections is None:
         return redis.Redis.from_url(url, **options)
     pool = redis.BlockingConnectionPool.from_url(
@@ -231,13 +278,25 @@ class StoredEvent:
 
 
 class Store:
-    """Match persistence over one Redis connection pool."""
+    """Match persistence over one Redis connection pool (of one server, or of a Redis Cluster: every
+    key of a match shares its hash tag, so every script and multi-key read of a match is one slot).
 
-    def __init__(self, client: redis.Redis) -> None:
+    ``queue`` is the Redis of RQ (bot turns, hints, worker heartbeats), which does not support Redis
+    Cluster: the state Redis itself unless that is a cluster (see :func:`connect_all`).
+    """
+
+    def __init__(
+        self, client: redis.Redis, queue: redis.Redis | None = None, *, wait_replicas: int = 0
+    ) -> None:
         self.redis = client
+        self.queue = client if queue is None else queue
+        #: On a cluster: replicas that must have a match's write before it counts as done (see
+        #: :meth:`_write`); 0 acknowledges on the master's word alone.
+        self.wait_replicas = wait_replicas
         self._commit = client.register_script(files("service").joinpath("commit.lua").read_text())
         self._claim = client.register_script(_CLAIM)
         self._claim_due = client.register_script(_CLAIM_DUE)
+        self._create = client.register_script(_CREATE)
 
     # -- health -------------------------------------------------------------------------------------
 
@@ -253,19 +312,11 @@ class Store:
         """Write a new match (its keys atomically, then the listing indexes); ``False`` if a match with
         its id exists (a rematch created by another caller at the same time)."""
         mid = meta.id
-        with self.redis.pipeline(transaction=True) as pipe:
-            try:
-                pipe.watch(_key(mid, "meta"))
-                if pipe.exists(_key(mid, "meta")):
-                    return False
-                pipe.multi()
-                pipe.hset(_key(mid, "meta"), mapping=meta.to_redis())
-                pipe.set(_key(mid, "state"), state)
-                pipe.xadd(_key(mid, "events"), {"e": json.dumps(created_event)}, id="0-1")
-                pipe.execute()
-            except redis.WatchError:
-                return False
-        pipe = self.redis.pipeline(transaction=False)
+        items = [x for pair in meta.to_redis().items() for x in pair]
+        keys = [_key(mid, "meta"), _key(mid, "state"), _key(mid, "events")]
+        if not self._write(self._create, keys, [state, json.dumps(created_event), *items]):
+            return False
+        pipe = self.redis.pipeline(transaction=False)  # global keys: on a cluster, each its own slot
         for index in _indexes(meta, meta.status):
             pipe.zadd(index, {mid: meta.seq})
         pipe.execute()
@@ -287,6 +338,32 @@ class Store:
         encoded = replies[1] if state else None
         record = replies[-1].decode() if idempotency_key is not None and replies[-1] is not None else None
         return Loaded(meta, encoded, record)
+
+    def _write(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a match's write script; on a cluster with ``wait_replicas``, then ``WAIT`` on the same
+        connection until that many replicas have it.  Replication is asynchronous: a master killed
+        between its reply and its replica's copy would lose an acknowledged move when the replica
+        takes over; after ``WAIT`` it cannot.  A write the replicas did not confirm in time raises
+        (the API's 503: the move may or may not stand, the client reloads), never reports success.
+
+        The script and ``WAIT`` go to the slot's master over one connection of its own (``WAIT``
+        counts that connection's writes); a master that moved or died refreshes the slot map and the
+        caller retries."""
+        if not self.wait_replicas:
+            return script(keys=keys, args=args)
+        cluster: RedisCluster = self.redis  # type: ignore[assignment]
+        node = cluster.get_redis_connection(cluster.get_node_from_key(keys[0]))
+        pipe = node.pipeline(transaction=False)
+        script(keys=keys, args=args, client=pipe)
+        pipe.execute_command("WAIT", self.wait_replicas, WAIT_MS)
+        try:
+            reply, acked = pipe.execute()
+        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
+            cluster.nodes_manager.initialize()  # a failover moved the slot: the next call finds it
+            raise
+        if int(acked) < self.wait_replicas:
+            raise redis.TimeoutError(f"the write reached {acked} of {self.wait_replicas} replica(s) in time")
+        return reply
 
     def exists(self, match_id: str) -> bool:
         return bool(self.redis.exists(_key(match_id, "meta")))
@@ -328,7 +405,7 @@ class Store:
             *items,
             *(json.dumps(ev) for ev in events),
         ]
-        reply = self._commit(keys=keys, args=args)
+        reply = self._write(self._commit, keys, args)
         if reply[0] == 1:
             if fields.get("status", meta.status) != meta.status:
                 self._reindex(meta, fields["status"])

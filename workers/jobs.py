@@ -29,7 +29,7 @@ from engine.registry import GAMES
 from service.bots import is_bot, lane_of, think_ms_of
 from service.config import Config
 from service.play import Matches
-from service.store import ACTIVE, MatchMeta, Store, now
+from service.store import ACTIVE, MatchMeta, connect_store, now
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def current() -> Matches:
     ``TABLETOP_*`` variables, like the API's."""
     if _matches is None:
         config = Config.from_env()
-        bind(Matches(Store(redis.Redis.from_url(config.redis_url)), GAMES, config))
+        bind(Matches(connect_store(config), GAMES, config))
     assert _matches is not None
     return _matches
 

@@ -49,7 +49,7 @@ from service import logs
 from service.bots import LANES, THINK_QUEUE, WORKER_TTL
 from service.config import Config
 from service.play import Matches
-from service.store import Store, connect, now
+from service.store import STORAGE_ERRORS, connect, connect_store, now
 from workers import jobs
 
 log = logging.getLogger(__name__)
@@ -109,11 +109,11 @@ class BotWorker(SimpleWorker):
 def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
     """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
     starting over whenever Redis goes away."""
-    jobs.bind(Matches(Store(connect(config.redis_url, timeout=config.redis_timeout_seconds)), GAMES, config))
+    jobs.bind(Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config))
     delay = BACKOFF[0]
     while True:
         # The blocking dequeue waits up to WORKER_TTL - 15 s: a read timeout beyond that one.
-        connection = connect(config.redis_url, timeout=WORKER_TTL + 5)
+        connection = connect(config.queue_url, timeout=WORKER_TTL + 5)
         try:
             connection.ping()
         except redis.RedisError as exc:
@@ -174,12 +174,12 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
 def keep_clocks(config: Config, parent: int) -> None:
     """Child process: play the decisions of human seats out of time, until the parent worker is gone,
     riding out Redis outages like the lanes."""
-    matches = Matches(Store(connect(config.redis_url, timeout=config.redis_timeout_seconds)), GAMES, config)
+    matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
     delay = BACKOFF[0]
     while os.getppid() == parent:
         try:
             due = matches.store.claim_due(now(), CLOCK_CLAIM, CLOCK_LEASE)
-        except redis.RedisError as exc:
+        except STORAGE_ERRORS as exc:
             log.warning("clocks: redis unavailable (%s); retrying in %.1f s", exc, delay)
             time.sleep(delay)
             delay = min(delay * 2, BACKOFF[1])
@@ -205,7 +205,7 @@ def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(L
     if not burst:
         children.append(
             fork.Process(
-                target=run_sweeps, args=(config.redis_url, config.sweep_seconds, os.getpid()), daemon=True
+                target=run_sweeps, args=(config.queue_url, config.sweep_seconds, os.getpid()), daemon=True
             )
         )
         children.append(fork.Process(target=keep_clocks, args=(config, os.getpid()), daemon=True))

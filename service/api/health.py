@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 from flask import Response
 
 from service.api import Blueprint, services
 from service.errors import ApiError
 from service.schemas.health import StatusSchema
 from service.spec import errors
+from service.store import STORAGE_ERRORS
 
 blp = Blueprint("health", __name__, description="Operations")
 
@@ -31,12 +31,12 @@ def readyz() -> dict[str, Any]:
     matches = services().matches
     try:
         matches.store.ping()
-    except redis.RedisError:
+    except STORAGE_ERRORS:
         raise ApiError(503, "unavailable", "redis is not reachable") from None
     try:
         matches.bots.reachable()
         workers = matches.bots.live_workers()
-    except redis.RedisError:
+    except STORAGE_ERRORS:
         raise ApiError(503, "unavailable", "the bots queue is not reachable") from None
     if not workers and services().config.ready_needs_workers:
         raise ApiError(503, "unavailable", "no bot worker has sent a heartbeat lately")

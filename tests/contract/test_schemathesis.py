@@ -117,8 +117,9 @@ def state_machine(app):
                 # Human seats only: no bot worker runs here, so a bot's turn would end the sequence
                 # (no token to send); creating bot seats is covered by the stateless cases.
                 seats = case.body.get("seats")
-                if isinstance(seats, list) and all(isinstance(s, dict) and "name" in s for s in seats):
-                    case.body["seats"] = [{"name": s["name"]} for s in seats]
+                # (Open seats too: a waiting match has no decision to reach; joins are fuzzed stateless.)
+                if isinstance(seats, list) and all(isinstance(s, dict) for s in seats):
+                    case.body["seats"] = [{"name": s.get("name") or f"p{i}"} for i, s in enumerate(seats)]
             match_id = (case.path_parameters or {}).get("match_id")
             if match_id in self.tokens:
                 doc = spectator.get(f"/v1/matches/{match_id}").json

@@ -42,6 +42,8 @@ RENDER_SETS = [
         "api.autoscaling.enabled=false",
         "imagePullSecrets[0].name=registry",
     ],
+    # Past one node: the state on a Redis Cluster, the queue on a Redis of its own.
+    ["redis.url=redis://redis-cluster-0:6379", "redis.cluster=true", "redis.queueUrl=redis://queue:6379/0"],
 ]
 
 
@@ -142,7 +144,7 @@ def test_pods_run_as_non_root_on_a_read_only_filesystem_with_resources():
     assert "appendonly yes" in (CHART / "values.yaml").read_text()  # the AOF advice for the operator
 
 
-@pytest.mark.parametrize("sets", RENDER_SETS, ids=["defaults", "everything-on"])
+@pytest.mark.parametrize("sets", RENDER_SETS, ids=["defaults", "everything-on", "cluster"])
 def test_helm_lint_template_and_validate(sets, tmp_path):
     helm = shutil.which("helm")
     assert helm, "no helm on PATH: ./dev.sh test installs it (python scripts/install_helm.py .venv/bin)"
@@ -167,3 +169,32 @@ def test_helm_lint_template_and_validate(sets, tmp_path):
         timeout=120,
     )
     assert validate.returncode == 0, validate.stdout + validate.stderr
+
+
+def test_the_cluster_form_gives_every_container_the_queue_redis_and_refuses_to_render_without_it():
+    helm = shutil.which("helm")
+    assert helm
+    base = [
+        helm,
+        "template",
+        "tabletop",
+        str(CHART),
+        "--set",
+        "redis.url=redis://node:6379",
+        "--set",
+        "redis.cluster=true",
+    ]
+    refused = subprocess.run(base, capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "redis.queueUrl" in refused.stderr
+    rendered = subprocess.run(
+        [*base, "--set", "redis.queueUrl=redis://queue:6379/0"], capture_output=True, text=True, timeout=60
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    docs = [d for d in yaml.safe_load_all(rendered.stdout) if d]
+    config = next(d for d in docs if d["kind"] == "ConfigMap")["data"]
+    assert config["TABLETOP_REDIS_CLUSTER"] == "true" and config["TABLETOP_REDIS_WAIT_REPLICAS"] == "1"
+    secret = next(d for d in docs if d["kind"] == "Secret")["stringData"]
+    assert secret == {"redis-url": "redis://node:6379", "queue-redis-url": "redis://queue:6379/0"}
+    for deployment in (d for d in docs if d["kind"] == "Deployment"):
+        env = {e["name"] for c in deployment["spec"]["template"]["spec"]["containers"] for e in c["env"]}
+        assert {"TABLETOP_REDIS_URL", "TABLETOP_QUEUE_REDIS_URL"} <= env

@@ -44,3 +44,24 @@ def test_the_bots_bench_times_all_bot_matches_through_real_workers(capsys):
     engine, random_rate, share, easy_rate = (float(x) for x in row.groups())
     assert engine > random_rate > 0 and easy_rate > 0
     assert abs(share - 100 * random_rate / engine) < 0.2
+
+
+def test_the_clocks_bench_measures_how_late_timeouts_fire(capsys):
+    from bench import clocks
+
+    assert clocks.main(["--matches", "40", "--seconds", "1", "--workers", "1", "--level", "random"]) == 0
+    p50, p99, worst = map(
+        float,
+        re.search(r"p50 ([\d.-]+) s, p99 ([\d.-]+) s, max ([\d.-]+) s", capsys.readouterr().out).groups(),
+    )
+    assert 0 <= p50 <= p99 <= worst < 30  # no timeout fires before its deadline
+
+
+def test_the_cluster_bench_compares_one_node_with_a_cluster(capsys):
+    from bench import cluster
+
+    assert cluster.main(["--clients", "4", "--client-procs", "1", "--seconds", "1.5", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    rates = [float(x) for x in re.findall(r"moves/s\s+(\d+) \(", out)]
+    assert len(rates) == 3 and all(r > 0 for r in rates)
+    assert re.search(r"masters [\d.]+\s+replicas [\d.]+", out) and "one master core carries about" in out

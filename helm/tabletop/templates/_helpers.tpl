@@ -59,6 +59,13 @@ env:
       secretKeyRef:
         name: {{ include "tabletop.redisSecretName" . }}
         key: {{ .Values.redis.existingSecretKey }}
+{{- if or .Values.redis.cluster .Values.redis.queueUrl }}
+  - name: TABLETOP_QUEUE_REDIS_URL
+    valueFrom:
+      secretKeyRef:
+        name: {{ include "tabletop.redisSecretName" . }}
+        key: {{ .Values.redis.existingSecretQueueKey }}
+{{- end }}
 {{- end }}
 
 {{/* The pod-level fields both Deployments share. */}}

@@ -1,0 +1,28 @@
+"""Schemathesis against the app over a Redis Cluster (state) and a plain Redis (queue): the same
+stateless and stateful runs as tests/contract/test_schemathesis.py, with the app built for the cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from service.app import create_app
+from service.devcluster import PrivateCluster
+from tests.cluster.conftest import cluster_config
+from tests.contract.test_schemathesis import (  # noqa: F401  (fixtures and tests, run here on the cluster)
+    api_schema,
+    live_match,
+    state_machine,
+    test_operation_conforms,
+    test_stateful_sequences_follow_the_links,
+)
+from tests.service.conftest import TEST_GAMES
+
+
+@pytest.fixture(scope="module")
+def app(cluster: PrivateCluster, queue_url: str) -> Flask:
+    cluster.flush()
+    config: Any = cluster_config(cluster, queue_url, max_wait_seconds=0.05, stream_max_seconds=0.3)
+    return create_app(config, games=TEST_GAMES)
