@@ -38,3 +38,37 @@ from tests.service.test_matches import (  # noqa: F401
     test_listing_filters_by_game_and_status_and_pages_with_a_cursor,
     test_listing_skips_expired_matches,
 )
+
+
+def test_rate_limits_count_on_the_cluster(redis_client, cluster, queue_url):
+    from service.app import create_app
+    from tests.cluster.conftest import cluster_config
+    from tests.service.conftest import TEST_GAMES
+
+    app = create_app(cluster_config(cluster, queue_url, rate_limit_create="2/minute"), games=TEST_GAMES)
+    client = app.test_client()
+    body = {"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}]}
+    assert [client.post("/v1/matches", json=body).status_code for _ in range(3)] == [201, 201, 429]
+    assert any(b"LIMITS" in key or b"limits" in key.lower() for key in redis_client.scan_iter(count=1000))
+
+
+def test_clocks_time_out_and_the_sweep_restores_deadlines_on_the_cluster(redis_client, cluster, queue_url):
+    from service.play import Matches
+    from service.store import connect_store
+    from tests.cluster.conftest import cluster_config
+    from tests.service.conftest import TEST_GAMES
+    from workers import jobs
+
+    config = cluster_config(cluster, queue_url)
+    start = 1_000_000.0
+    matches = Matches(connect_store(config), TEST_GAMES, config, clock=lambda: start)
+    seats = [{"name": "a", "kind": "human"}, {"name": "b", "kind": "human"}]
+    control = {"per_move_seconds": 5, "on_timeout": "random"}
+    doc = matches.create(
+        {"game": "high_card", "seats": seats, "options": {}, "seed": 1, "time_control": control}
+    )
+    matches.store.set_deadline(doc["id"], None)  # as if lost between the commit and the index write
+    jobs.sweep_matches(matches)
+    assert matches.store.claim_due(start + 6, 10, 30) == [doc["id"]]
+    assert jobs.time_out(matches, doc["id"], at=start + 6) == jobs.MOVED
+    assert matches.meta(doc["id"]).clock["timeouts"][doc["to_move"]] == 1
