@@ -6,7 +6,8 @@ Per game ``<G>`` (the game id in PascalCase: ``YearOfDragon``), from the game's 
 
 - ``<G><Type>Action`` per action type and ``<G>Action`` (oneOf, discriminated by ``type``);
   ``<G>Masked<Type>Action``: an action as the other seats see it when part of it is secret;
-- ``<G>Options``, ``<G>View``, ``<G>Result``;
+- ``<G>Options``, ``<G>View``, ``<G>Result``, and ``<G><Title>`` for each part of them the game named
+  (``engine.core.named``: ``ChinaPlayer``, ``TajMahalCard``);
 - ``<G><Type>Event`` per event type, ``<G>ActionEvent``, ``<G>MatchOverEvent`` and ``<G>Event``
   (oneOf by ``type``, with the service's own events);  ``<G>LogEntry``;
 - ``<G>Match``, ``<G>CreatedMatch``, ``<G>Log``, ``<G>CreateMatch``: the documents and the request
@@ -15,8 +16,8 @@ Per game ``<G>`` (the game id in PascalCase: ``YearOfDragon``), from the game's 
   ``game``, so a typed client narrows everything at once by checking ``game``.
 
 Across games: ``Action`` (anyOf the games' unions: what a move sends), ``GameView`` (oneOf by
-``game``: move results carry a view, whose ``game`` tells which), ``GameResult`` and ``Event``.
-Also the seat-token security scheme.
+``game``: move results carry a view, whose ``game`` tells which), ``GameResult``, ``Event`` and
+``StreamLine`` (a line of the streamed feed).  Also the seat-token security scheme.
 """
 
 from __future__ import annotations
