@@ -37,7 +37,9 @@ function render(view, ctx) {
   // The action groups (R18): each with the dragons placed on it this round.
   parts.push(label(10, 92, "Action groups", "h"));
   const groups = view.groups || [];
-  if (!groups.length) parts.push(label(10, 114, view.round === 0 ? "Drawn once the court phase is over." : "—", "small"));
+  if (!groups.length) {
+    parts.push(label(10, 114, "None out now: the groups are laid out for each month's action phase (see the event log).", "small"));
+  }
   groups.forEach((g, i) => {
     const x = 10 + i * 160;
     parts.push(box(x, 100, 150, 62, "area-strong", `Group ${i}: ${g.actions.map(words).join(", ")}`));
@@ -132,4 +134,17 @@ function describe(action) {
   }
 }
 
-export default {render, summary, scores, describe, seatColour};
+/** The month's public events in words (the generic phrasing shows their raw figures). */
+function describeEvent(ev, ctx) {
+  const perSeat = (list) => list.map((v, seat) => `${ctx.seatName(seat)} ${v}`).join(", ");
+  switch (ev.type) {
+    case "round":
+      return `Month ${ev.round} begins. Action groups: ${ev.groups.map((g, i) => `${i}: ${g.map(words).join(", ")}`).join(" | ")}`;
+    case "month_event": return `Month ${ev.round}'s event, ${words(ev.event)}: VP ${perSeat(ev.vp)}`;
+    case "decay": return `Month ${ev.round}: palace floors lost: ${perSeat(ev.floors_lost)}`;
+    case "round_scoring": return `Month ${ev.round} scoring: VP ${perSeat(ev.vp)}`;
+    default: return null;
+  }
+}
+
+export default {render, summary, scores, describe, describeEvent, seatColour};
