@@ -353,6 +353,8 @@ def describe_documents(spec: APISpec, games: dict[str, Game]) -> None:
     )
     for item in spec._paths.values():  # apispec keeps the paths there until to_dict()
         for operation in item.values():
+            if isinstance(operation, dict) and operation.get("security") == [{}]:
+                operation.pop("security")  # anonymous only: the same, in the form generators read right
             if isinstance(operation, dict) and operation.get("security") == OPTIONAL_SEAT:
                 operation["description"] = (
                     f"{operation.get('description', '').rstrip()}\n\n{OPTIONAL_SEAT_NOTE}"
