@@ -15,11 +15,13 @@ speed that reaches a client through Redis and RQ.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 from bench.api import ROOT
 from engine.registry import GAMES
@@ -43,11 +45,10 @@ def engine_rate(game_id: str, players: int, seconds: float = 2.0) -> float:
     return decisions / (time.perf_counter() - started)
 
 
-def run_level(redis_url: str, game_id: str, level: str, players: int, matches: int, workers: int) -> float:
-    """Decisions/s per worker process for ``matches`` all-``level`` matches of ``game_id``."""
-    client = connect(redis_url)
-    client.flushall()
-    config = Config(redis_url=redis_url, allow_seed=True)
+@contextlib.contextmanager
+def quick_workers(redis_url: str, count: int) -> Iterator[BotQueue]:
+    """``count`` ``tabletop worker --lanes quick`` processes on ``redis_url`` (each with its clock
+    keeper), heartbeating on entry and stopped on exit; yields a bot queue over that Redis."""
     env = {
         **os.environ,
         "TABLETOP_REDIS_URL": redis_url,
@@ -58,15 +59,29 @@ def run_level(redis_url: str, game_id: str, level: str, players: int, matches: i
         subprocess.Popen(
             [sys.executable, "-m", "service.cli", "worker", "--lanes", "quick"], env=env, cwd=ROOT
         )
-        for _ in range(workers)
+        for _ in range(count)
     ]
     try:
-        queue = BotQueue(client)
+        queue = BotQueue(connect(redis_url))
         deadline = time.monotonic() + 30
-        while queue.live_workers() < workers:
+        while queue.live_workers() < count:
             if time.monotonic() > deadline:
                 raise RuntimeError("the workers did not start")
             time.sleep(0.1)
+        yield queue
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=60)
+
+
+def run_level(redis_url: str, game_id: str, level: str, players: int, matches: int, workers: int) -> float:
+    """Decisions/s per worker process for ``matches`` all-``level`` matches of ``game_id``."""
+    client = connect(redis_url)
+    client.flushall()
+    config = Config(redis_url=redis_url, allow_seed=True)
+    with quick_workers(redis_url, workers) as queue:
         play = Matches(Store(client), GAMES, config, queue)
         seats = [{"name": f"b{i}", "kind": "bot", "level": level} for i in range(players)]
         started = time.perf_counter()
@@ -83,11 +98,6 @@ def run_level(redis_url: str, game_id: str, level: str, players: int, matches: i
                     ids.remove(match_id)
             time.sleep(0.02)
         elapsed = time.perf_counter() - started
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=60)
     return sum(versions.values()) / elapsed / workers
 
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
-from bench.api import ROOT
+from bench.bots import quick_workers
 from engine.registry import GAMES
-from service.bots import BotQueue
 from service.config import Config
 from service.devredis import PrivateRedis
 from service.play import Matches
@@ -42,36 +40,14 @@ def run(redis_url: str, game_id: str, matches: int, seconds: int, workers: int, 
     client = connect(redis_url)
     client.flushall()
     config = Config(redis_url=redis_url, allow_seed=True)
-    env = {
-        **os.environ,
-        "TABLETOP_REDIS_URL": redis_url,
-        "TABLETOP_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    }
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker", "--lanes", "quick"], env=env, cwd=ROOT
-        )
-        for _ in range(workers)
-    ]
-    try:
-        queue = BotQueue(client)
-        start_by = time.monotonic() + 30
-        while queue.live_workers() < workers:
-            if time.monotonic() > start_by:
-                raise RuntimeError("the workers did not start")
-            time.sleep(0.1)
+    with quick_workers(redis_url, workers) as queue:
         # Every match's first decision starts at ``base``: the creation's clock is pinned to it.
         base = time.time() + LEAD + matches * 0.01
         play = Matches(Store(client), GAMES, config, queue, clock=lambda: base)
         seats = [{"name": "h0", "kind": "human"}, {"name": "h1", "kind": "human"}]
         control = {"per_move_seconds": seconds, "on_timeout": level}
-        ids = [
-            play.create({"game": game_id, "seats": seats, "options": {}, "seed": s, "time_control": control})[
-                "id"
-            ]
-            for s in range(matches)
-        ]
+        request = {"game": game_id, "seats": seats, "options": {}, "time_control": control}
+        ids = [play.create({**request, "seed": s})["id"] for s in range(matches)]
         if time.time() > base:
             raise RuntimeError("creating the matches took longer than the lead; use fewer")
         deadline = base + seconds
@@ -91,11 +67,6 @@ def run(redis_url: str, game_id: str, matches: int, seconds: int, workers: int, 
         if len(lateness) < len(ids):
             raise RuntimeError(f"only {len(lateness)} of {len(ids)} timeouts fired")
         return list(lateness.values())
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=60)
 
 
 def main(argv: list[str] | None = None) -> int:
