@@ -96,10 +96,23 @@ function renderTurn() {
   const mine = m.to_move !== null && m.to_move === m.your_seat;
   $("status").textContent = mine ? "Your turn." : `Waiting for ${seatName(m.to_move)}.`;
   el.append(h("h2", {}, mine ? "Your decision" : `${seatName(m.to_move)} decides`));
+  if (m.clock?.deadline) {
+    el.append(h("p", {class: "clock"}, "Time left: ", h("span", {id: "clock", "data-deadline": m.clock.deadline}, ""),
+      ` (then a ${m.clock.on_timeout} bot decides)`));
+    tick();
+  }
   if (pending) {
     el.append(h("p", {}, words(pending.decision || "decision"),
       pending.rule ? " — rule " : "", pending.rule ? ruleNote(pending.rule) : ""));
   }
+}
+
+/** The pending decision's countdown (the server's deadline; the workers enforce it). */
+function tick() {
+  const el = $("clock");
+  if (!el) return;
+  const left = Math.max(0, Math.round(Number(el.dataset.deadline) - Date.now() / 1000));
+  el.textContent = left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`;
 }
 
 function renderActions() {
@@ -403,6 +416,7 @@ async function main() {
     }
     play(action);
   });
+  setInterval(tick, 1000);
   document.body.dataset.ready = "true";
   follow();
 }

@@ -88,7 +88,9 @@ async function start(event) {
   $("start").disabled = true;
   try {
     const visibility = $("visibility").value;
-    const m = await api.create({game: game.id, seats, options: readOptions(), visibility});
+    const body = {game: game.id, seats, options: readOptions(), visibility};
+    if ($("per-move").value) body.time_control = {per_move_seconds: Number($("per-move").value)};
+    const m = await api.create(body);
     const tokens = new Map((m.tokens || []).map((t) => [t.seat, t.token]));
     const frag = (seat) => new URLSearchParams({token: tokens.get(seat), creator: m.creator_token || ""});
     const mine = roles.indexOf("you");

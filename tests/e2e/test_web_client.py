@@ -93,8 +93,11 @@ def page(browser: Browser, base_url: str) -> Iterator[Page]:
     assert not errors, f"script errors: {errors}"
 
 
-def start_from_the_start_page(page: Page, base_url: str, game_id: str) -> tuple[str, str]:
-    """Fills /play: the game, the fewest players, seat 0 for me and `random` bots; returns (id, token)."""
+def start_from_the_start_page(
+    page: Page, base_url: str, game_id: str, per_move_seconds: int | None = None
+) -> tuple[str, str]:
+    """Fills /play: the game, the fewest players, seat 0 for me and `random` bots, and a clock if asked
+    for; returns (id, token)."""
     page.goto(f"{base_url}/play")
     page.wait_for_selector("body[data-ready]")
     page.select_option("#game", game_id)
@@ -105,6 +108,8 @@ def start_from_the_start_page(page: Page, base_url: str, game_id: str) -> tuple[
     assert page.locator("#seat-kind-0").input_value() == "you"
     for seat in range(1, PLAYERS[game_id]):
         page.select_option(f"#seat-kind-{seat}", "bot:random")
+    if per_move_seconds is not None:
+        page.fill("#per-move", str(per_move_seconds))
     page.click("#start")
     page.wait_for_url("**/play/*#token=*")
     page.wait_for_selector("body[data-ready]")
@@ -192,9 +197,11 @@ def test_a_spectator_watches_an_all_bot_match_to_its_result(page, base_url, game
 
 def test_a_crafted_move_is_refused_with_its_rule_and_a_hint_is_shown(page, base_url):
     """China: three cards cannot pay for one piece (R28); the page names the rule and quotes its text.
-    The hint button marks the bot's suggestion among the choices."""
-    match_id, token = start_from_the_start_page(page, base_url, "china")
+    The hint button marks the bot's suggestion among the choices; the clock chosen counts down."""
+    match_id, token = start_from_the_start_page(page, base_url, "china", per_move_seconds=600)
     page.wait_for_selector("#actions button.action:not([disabled])", timeout=60_000)
+    assert Client(base_url).match(match_id, token)["clock"]["per_move_seconds"] == 600
+    assert page.locator("#clock").inner_text().startswith(("9 min", "10 min"))
     page.click("#hint")
     page.wait_for_selector("#actions button.action.hinted", timeout=60_000)
     assert page.locator("#hint-out").inner_text().startswith("Suggested:")
