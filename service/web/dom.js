@@ -64,3 +64,10 @@ export function colour(name, seat) {
     purple: "#8a4fc7", orange: "#ee8a2b", white: "#f4f1e8", black: "#333", brown: "#8b5a2b"};
   return table[name] || SEAT_COLOURS[seat % SEAT_COLOURS.length] || "#888";
 }
+
+/** Marks a board element as the thing some actions name (their parameter values, space separated), so
+ * the page can offer those actions from the board: "WEI1", "palace:0", "ministry:bingbu space:3". */
+export function keyed(el, key) {
+  el.setAttribute("data-key", key);
+  return el;
+}

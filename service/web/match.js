@@ -147,6 +147,7 @@ function renderActions() {
     list.append(group);
     first = false;
   }
+  wireBoard();
 }
 
 /** Joining a waiting match, cancelling it (its creator), resigning, and a rematch once it is over. */
@@ -226,6 +227,68 @@ async function rematch() {
     if (!(err instanceof ApiError)) throw err;
     showRefusal(err);
   }
+}
+
+/** The keys an action names: each parameter as "name:value" and as its bare value. */
+function actionKeys(action) {
+  const keys = new Set();
+  for (const [k, v] of Object.entries(action)) {
+    if (k === "type") continue;
+    keys.add(`${k}:${v}`);
+    keys.add(String(v));
+  }
+  return keys;
+}
+
+function names(el, action) {
+  const keys = actionKeys(action);
+  return el.dataset.key.split(" ").every((k) => keys.has(k));
+}
+
+/** Choices on the board: a board element that some legal actions name becomes a button (click, Enter
+ * or Space) that narrows the list to those actions; a choice in the list lights its elements up. */
+function wireBoard() {
+  const board = $("board");
+  for (const el of board.querySelectorAll("[data-key]")) {
+    const hits = state.legal.map((a, i) => [a, i]).filter(([a]) => names(el, a)).map(([, i]) => i);
+    if (!hits.length || el.dataset.wired) continue;
+    el.dataset.wired = "yes";
+    el.classList.add("choosable");
+    el.setAttribute("tabindex", "0");
+    el.setAttribute("role", "button");
+    const what = el.querySelector("title")?.textContent || el.dataset.key;
+    el.setAttribute("aria-label", `${what}: ${hits.length} choice${hits.length > 1 ? "s" : ""}`);
+    const pick = () => narrow(what, hits);
+    el.addEventListener("click", pick);
+    el.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); }
+    });
+  }
+  for (const b of document.querySelectorAll("button.action")) {
+    const action = state.legal[Number(b.dataset.index)];
+    const light = (on) => {
+      for (const el of board.querySelectorAll("[data-key]")) if (names(el, action)) el.classList.toggle("lit", on);
+    };
+    b.addEventListener("mouseenter", () => light(true));
+    b.addEventListener("mouseleave", () => light(false));
+    b.addEventListener("focus", () => light(true));
+    b.addEventListener("blur", () => light(false));
+  }
+}
+
+function narrow(what, indices) {
+  const keep = new Set(indices.map(String));
+  for (const b of document.querySelectorAll("button.action")) b.closest("li").hidden = !keep.has(b.dataset.index);
+  for (const d of document.querySelectorAll(".action-group")) {
+    d.hidden = ![...d.querySelectorAll("button.action")].some((b) => keep.has(b.dataset.index));
+    if (!d.hidden) d.open = true;
+  }
+  document.getElementById("narrowed")?.remove();
+  const note = h("p", {id: "narrowed"}, `Choices for ${what}. `,
+    h("button", {type: "button", onclick: () => renderActions()}, "Show all choices"));
+  $("actions").prepend(note);
+  const first = [...document.querySelectorAll("button.action")].find((b) => !b.closest("li").hidden);
+  first?.focus();
 }
 
 function renderResult() {

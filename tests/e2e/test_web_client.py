@@ -205,6 +205,18 @@ def test_a_crafted_move_is_refused_with_its_rule_and_a_hint_is_shown(page, base_
     page.click("#hint")
     page.wait_for_selector("#actions button.action.hinted", timeout=60_000)
     assert page.locator("#hint-out").inner_text().startswith("Suggested:")
+    # Choices on the board: a space the legal actions name narrows the list to them (keyboard: Enter).
+    space = page.locator("#board [data-key].choosable").first
+    key = space.get_attribute("data-key")
+    space.focus()
+    page.keyboard.press("Enter")
+    shown = [
+        json.loads(b.get_attribute("data-action") or "{}")
+        for b in page.locator("#actions li:visible button").all()
+    ]
+    assert shown and all(key in (str(v) for v in a.values()) for a in shown)
+    assert len(shown) < page.locator("#actions button.action").count()
+    page.click("#narrowed button")
     version = Client(base_url).match(match_id, token)["version"]
     target = page.locator("#actions button.action").first.get_attribute("data-action")
     assert target is not None

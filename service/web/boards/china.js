@@ -1,7 +1,7 @@
 // China: the nine provinces with their house spaces and the emissaries on their dragon seals, the border
 // spaces between provinces, the open display, the deck and your hand. The API publishes the spaces (the
 // "place" action's targets), not the map's geometry, so provinces sit in a 3×3 grid of neighbours.
-import {box, circle, colour, label, s, svgRoot, words} from "../dom.js";
+import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
 
 const GRID = ["QIN", "ZHAO", "YAN", "HAN", "WEI", "QI", "ZHOU", "XRED", "WU"];
 const CW = 290, CH = 150, GAP = 16, X0 = 10, Y0 = 30;
@@ -30,8 +30,8 @@ function cell(name, order) {
   return {x: X0 + (i % 3) * (CW + GAP), y: Y0 + Math.floor(i / 3) * (CH + GAP)};
 }
 
-function card(x, y, c, title) {
-  return [s("rect", {x, y, width: 34, height: 48, rx: 4, fill: colour(c), class: "card"}, s("title", {}, title)),
+function card(x, y, c, title, key) {
+  return [s("rect", {x, y, width: 34, height: 48, rx: 4, fill: colour(c), class: "card", "data-key": key}, s("title", {}, title)),
     label(x + 17, y + 30, c.slice(0, 3), "small", "middle")];
 }
 
@@ -48,13 +48,13 @@ function render(view, ctx) {
     const {x, y} = cell(p, order);
     centre[p] = {x: x + CW / 2, y: y + CH / 2};
     const scored = view.board.scored.includes(p);
-    parts.push(box(x, y, CW, CH, scored ? "done" : "area-strong", `${words(p)}${scored ? " (scored)" : ""}`));
+    parts.push(keyed(box(x, y, CW, CH, scored ? "done" : "area-strong", `${words(p)}${scored ? " (scored)" : ""}`), p));
     parts.push(label(x + 10, y + 20, `${p[0]}${p.slice(1).toLowerCase()}${scored ? " — scored" : ""}`, "h"));
     (provinces.get(p) || []).forEach((sp, j) => {
       const owner = view.board.houses[sp];
       const cx = x + 24 + (j % 8) * 34, cy = y + 52 + Math.floor(j / 8) * 34;
-      parts.push(circle(cx, cy, 13, owner === undefined ? "#fff" : seatColour(view, owner),
-        `${sp}: ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`, owner === undefined ? "slot" : "piece"));
+      parts.push(keyed(circle(cx, cy, 13, owner === undefined ? "#fff" : seatColour(view, owner),
+        `${sp}: ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`, owner === undefined ? "slot" : "piece"), sp));
       parts.push(label(cx, cy + 24, sp.replace(p, ""), "small", "middle"));
     });
     const seals = view.board.seals[p] || [];
@@ -74,13 +74,13 @@ function render(view, ctx) {
     if (!centre[a] || !centre[c]) continue;
     const mx = (centre[a].x + centre[c].x) / 2, my = (centre[a].y + centre[c].y) / 2;
     const owner = view.board.houses[b];
-    parts.push(s("rect", {x: mx - 10, y: my - 10, width: 20, height: 20, transform: `rotate(45 ${mx} ${my})`,
+    parts.push(s("rect", {x: mx - 10, y: my - 10, width: 20, height: 20, transform: `rotate(45 ${mx} ${my})`, "data-key": b,
       fill: owner === undefined ? "#fff" : seatColour(view, owner), class: owner === undefined ? "slot" : "piece"},
     s("title", {}, `border space ${words(a)}–${words(c)}: ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`)));
   }
   const y = boardBottom + 10;
   parts.push(label(10, y, "Display", "h"));
-  view.display.forEach((c, i) => parts.push(...card(10 + i * 40, y + 8, c, `display card ${i}: ${c}`)));
+  view.display.forEach((c, i) => parts.push(...card(10 + i * 40, y + 8, c, `display card ${i}: ${c}`, `slot:${i}`)));
   parts.push(label(200, y, `Deck: ${view.deck_size} · discard: ${view.discard.length}${view.final_round ? " · final round" : ""}`, "h"));
   const me = ctx.you !== null ? view.players[ctx.you] : null;
   if (me?.hand) {

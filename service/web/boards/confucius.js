@@ -1,7 +1,7 @@
 // Confucius: the three ministries with their officials (bribed, secured, minister and secretary), the
 // imperial examination, the gifts given, the navy (junks, the ocean, distant lands), the army (foreign
 // lands and their boxes), the Great Wall, each player's cubes and cards; your hand.
-import {box, circle, colour, label, s, svgRoot, words} from "../dom.js";
+import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
 
 function seatColour(view, seat) {
   return colour(view.players[seat]?.colour, seat);
@@ -24,7 +24,8 @@ function render(view, ctx) {
       const sy = y + 62 + k * 31;
       const tile = sp.tile === null ? "" : sp.tile === "candidate" ? "candidate" : `official ${sp.tile}`;
       const who = sp.marker === null ? "" : `, bribed by ${ctx.seatName(sp.marker)}${sp.secured ? " (secured)" : ""}`;
-      parts.push(box(x + 8, sy, 196, 27, sp.tile === null ? "slot" : "area", `${m.ministry} space ${sp.space}: ${tile || "empty"}${who}`));
+      parts.push(keyed(box(x + 8, sy, 196, 27, sp.tile === null ? "slot" : "area", `${m.ministry} space ${sp.space}: ${tile || "empty"}${who}`),
+        `ministry:${m.ministry} space:${sp.space}`));
       parts.push(label(x + 16, sy + 18, `${sp.space}`, "small"), label(x + 34, sy + 18, tile, "small"));
       if (sp.marker !== null) {
         parts.push(circle(x + 186, sy + 13, 8, seatColour(view, sp.marker), null));

@@ -1,7 +1,7 @@
 // Taj Mahal: the map (provinces with their cities, palaces and bonus tiles; the province being visited),
 // the court of the Grand Mogul, the open display, each player's cards on the table, influence, goods and
 // tiles; your hand. Cities come from the "palace" action's list of cities (the API publishes no geometry).
-import {box, circle, colour, label, s, svgRoot, words} from "../dom.js";
+import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
 
 const GRID = ["kabul", "kashmir", "lahore", "delhi", "multan", "ajmer", "agra", "awadh", "thatta", "gujarat", "malwa",
   "allahabad"];
@@ -29,7 +29,7 @@ function cities(view) {
 function cardShape(x, y, c, title) {
   const fill = c.kind === "special" ? "#e9d8a6" : c.kind === "white" ? "#f4f1e8" : colour(c.colour);
   const text = c.kind === "special" ? words(c.id.replace("special-", "")) : c.symbols.map((sy) => SYMBOL[sy] || sy).join(" ");
-  return [s("rect", {x, y, width: 58, height: 40, rx: 4, fill, class: "card"}, s("title", {}, title || cardName(c))),
+  return [s("rect", {x, y, width: 58, height: 40, rx: 4, fill, class: "card", "data-key": c.id}, s("title", {}, title || cardName(c))),
     label(x + 29, y + 24, text, "small", "middle")];
 }
 
@@ -72,8 +72,8 @@ function render(view, ctx) {
           stroke: seatColour(view, pal.crowned), "stroke-width": 4}));
       }
       const owner = pal.regular;
-      parts.push(circle(cx, cy, 11, owner === null || owner === undefined ? "#fff" : seatColour(view, owner), title,
-        owner === null || owner === undefined ? "slot" : "piece"));
+      parts.push(keyed(circle(cx, cy, 11, owner === null || owner === undefined ? "#fff" : seatColour(view, owner), title,
+        owner === null || owner === undefined ? "slot" : "piece"), city));
       if (spot === "city") parts.push(label(cx, cy + 4, "Taj", "small", "middle"));
       if (bonus) parts.push(label(cx + 14, cy - 10, bonusText(bonus), "small"));
     }

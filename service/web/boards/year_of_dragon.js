@@ -1,6 +1,6 @@
 // In the Year of the Dragon: the event row, the action groups with the dragons, the person track, and each
 // player's palaces with their persons, resources and privileges; your hand.
-import {box, circle, colour, label, s, svgRoot, words} from "../dom.js";
+import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
 
 const PERSON_COLOURS = {
   craftsman: "#9b6b3d", court_lady: "#d86aa8", tax_collector: "#c9a227", pyrotechnist: "#d9463b",
@@ -44,6 +44,8 @@ function render(view, ctx) {
     const x = 10 + i * 160;
     parts.push(box(x, 100, 150, 62, "area-strong", `Group ${i}: ${g.actions.map(words).join(", ")}`));
     g.actions.forEach((a, j) => parts.push(label(x + 8, 116 + j * 13, words(a))));
+    parts.push(keyed(s("rect", {x, y: 100, width: 150, height: 62, rx: 4, fill: "transparent", class: "hit"},
+      s("title", {}, `group ${i}`)), `group:${i}`));
     (g.dragons || []).forEach((seat, j) => parts.push(
       circle(x + 138 - j * 14, 150, 6, seatColour(view, seat), `dragon of ${ctx.seatName(seat)}`)));
   });
@@ -88,6 +90,10 @@ function render(view, ctx) {
           stroke: "#5a2418"}, s("title", {}, `palace ${j}, floor ${f + 1}`)));
       }
       parts.push(label(px + 14, base + 8, `palace ${j}`, "small", "middle"));
+      if (mine) {  // your palace: the actions that name it (build a floor, put a person, release) start here
+        parts.push(keyed(s("rect", {x: px - 2, y: y + 4, width: 84, height: 106, rx: 4, fill: "transparent", class: "hit"},
+          s("title", {}, `your palace ${j}`)), `palace:${j}`));
+      }
       pal.persons.forEach((person, k) => {
         const col = PERSON_COLOURS[personType(person)] || "#888";
         parts.push(s("rect", {x: px + 32, y: base - 16 - k * 22, width: 48, height: 20, rx: 3, fill: col, class: "card"},
