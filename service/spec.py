@@ -218,7 +218,12 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
                 "properties": {
                     "type": {"const": "match_over"},
                     "status": {"type": "string", "enum": ["finished", "aborted"]},
-                    "reason": {"type": "string", "description": "Why an aborted match was aborted."},
+                    "reason": {
+                        "type": "string",
+                        "enum": ["cancelled", "abandoned"],
+                        "description": "Why an aborted match was aborted: its creator cancelled it while it "
+                        "waited, or every human resigned.",
+                    },
                     "result": {
                         "anyOf": [_ref(f"{g}Result"), {"type": "null"}],
                         "description": "null if aborted",

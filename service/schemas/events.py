@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from engine.ai import LEVELS
 from service.schemas.fields import FullMatch
 
 EVENT_ID = r"^[0-9]{1,18}-[0-9]{1,18}$"
@@ -35,11 +36,36 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
         seats=_SEATS,
         options={"type": "object"},
     ),
-    "match_started": _service_event("match_started", "The last open seat was taken.", closed=False),
-    "seat_joined": _service_event("seat_joined", "A player took an open seat.", closed=False),
-    "resigned": _service_event("resigned", "A seat resigned.", closed=False),
-    "timeout": _service_event("timeout", "A seat ran out of time.", closed=False),
-    "aborted": _service_event("aborted", "The match was aborted.", closed=False),
+    "match_started": _service_event("match_started", "The last open seat was taken: the match is under way."),
+    "seat_joined": _service_event(
+        "seat_joined",
+        "A player took an open seat.",
+        seat={"type": "integer", "minimum": 0},
+        name={"type": "string"},
+    ),
+    "seat_left": _service_event(
+        "seat_left",
+        "A player left a waiting match: the seat is open again.",
+        seat={"type": "integer", "minimum": 0},
+    ),
+    "resigned": _service_event(
+        "resigned",
+        "A seat resigned during play; a bot of `level` plays it now (`then`: the match's `on_leave`).",
+        seat={"type": "integer", "minimum": 0},
+        then={"type": "string", "enum": ["bot", "abort"]},
+        level={"type": "string", "enum": list(LEVELS)},
+    ),
+    "timeout": _service_event(
+        "timeout",
+        "A human seat ran out of time: a bot of `level` made its decision (the events that follow), and "
+        "keeps the seat from now on when `bot_keeps_seat`.",
+        seat={"type": "integer", "minimum": 0},
+        level={"type": "string", "enum": list(LEVELS)},
+        bot_keeps_seat={"type": "boolean"},
+    ),
+    "rematch": _service_event(
+        "rematch", "A seat asked for a rematch: the id of the new match.", match_id={"type": "string"}
+    ),
 }
 
 
