@@ -287,7 +287,8 @@ class Matches:
         meta, state = self.meta_and_state(match_id)
         seat = self.caller(meta, authorization, required=True)
         check_decision(meta, seat)
-        return {"version": meta.version, "seat": seat, "actions": self.games[meta.game].legal_actions(state)}
+        actions = self.games[meta.game].legal_actions(state)
+        return {"game": meta.game, "version": meta.version, "seat": seat, "actions": actions}
 
     def move(self, match_id: str, authorization: str | None, move: Move) -> dict[str, Any]:
         """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
@@ -378,6 +379,7 @@ class Matches:
         body = None
         if respond:
             body = {
+                "game": meta.game,
                 "version": version,
                 "status": status,
                 "to_move": to_move,

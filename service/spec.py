@@ -368,13 +368,24 @@ def describe_documents(spec: APISpec, games: dict[str, Game]) -> None:
     for parameter in spec._paths.get("/v1/games/{game_id}", {}).get("parameters", []):
         if parameter.get("name") == "game_id":
             parameter["schema"]["enum"] = sorted(games)
-    move = schemas["MoveResult"]["properties"]
-    _retype(move["view"], _ref("GameView"))
-    _retype(move["result"], {"anyOf": [_ref("GameResult"), {"type": "null"}]})
-    move["events"]["items"] = _ref("Event")
-    schemas["EventsPage"]["properties"]["events"]["items"] = _ref("Event")
+    # Answers that name their game: each game's own view, result, events and actions, not the union.
+    events_of = {"type": "array", "items": {"$ref": "#/components/schemas/{g}Event"}}
+    _split_by_game(
+        spec,
+        games,
+        "MoveResult",
+        {"view": {"$ref": "#/components/schemas/{g}View"}, "result": nullable_result, "events": events_of},
+        "A move's outcome: its `game` tells its view, result and events.",
+    )
+    _split_by_game(spec, games, "EventsPage", {"events": events_of}, "A page of a match's events.")
+    _split_by_game(
+        spec,
+        games,
+        "LegalActions",
+        {"actions": {"type": "array", "items": {"$ref": "#/components/schemas/{g}Action"}}},
+        "The actions the caller's seat may submit: its game's own.",
+    )
     _retype(schemas["ActionRequest"]["properties"]["action"], _ref("Action"))
-    schemas["LegalActions"]["properties"]["actions"]["items"] = _ref("Action")
 
 
 def describe_match_request(spec: APISpec, games: dict[str, Game]) -> None:

@@ -136,7 +136,7 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
     # is: no second look at the match for its version, however long the poll waited.
     version = max(meta.version, int(last.split("-")[0]))
     status = status_after(meta.status, events)
-    return {"events": events, "last_id": last, "version": version, "status": status}
+    return {"game": meta.game, "events": events, "last_id": last, "version": version, "status": status}
 
 
 @blp.route("/<match_id>/log", methods=["GET"])

@@ -55,6 +55,9 @@ class ActionHeadersSchema(Schema):
 
 
 class MoveResultSchema(Schema):
+    game = fields.String(
+        required=True, metadata={"description": "The match's game: it tells the shapes below."}
+    )
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     to_move = fields.Integer(required=True, allow_none=True)
@@ -66,6 +69,9 @@ class MoveResultSchema(Schema):
 
 
 class LegalActionsSchema(Schema):
+    game = fields.String(
+        required=True, metadata={"description": "The match's game: it tells the shapes below."}
+    )
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
     actions = fields.List(fields.Dict(metadata=ACTION), required=True)

@@ -89,6 +89,9 @@ class EventsHeadersSchema(Schema):
 
 
 class EventsPageSchema(Schema):
+    game = fields.String(
+        required=True, metadata={"description": "The match's game: it tells the shapes below."}
+    )
     events = fields.List(
         fields.Dict(),
         required=True,

@@ -21,28 +21,37 @@ from tabletop_client.models import (
     ActionRequest,
     ChinaCreatedMatch,
     ChinaCreateMatch,
+    ChinaEventsPage,
+    ChinaLegalActions,
     ChinaLog,
     ChinaMatch,
+    ChinaMoveResult,
     ChinaOptions,
     ChinaView,
     ConfuciusCreatedMatch,
     ConfuciusCreateMatch,
+    ConfuciusEventsPage,
+    ConfuciusLegalActions,
     ConfuciusLog,
     ConfuciusMatch,
+    ConfuciusMoveResult,
     ConfuciusView,
-    EventsPage,
     HumanSeatRequest,
-    LegalActions,
-    MoveResult,
     TajMahalCreatedMatch,
     TajMahalCreateMatch,
+    TajMahalEventsPage,
+    TajMahalLegalActions,
     TajMahalLog,
     TajMahalMatch,
+    TajMahalMoveResult,
     TajMahalView,
     YearOfDragonCreatedMatch,
     YearOfDragonCreateMatch,
+    YearOfDragonEventsPage,
+    YearOfDragonLegalActions,
     YearOfDragonLog,
     YearOfDragonMatch,
+    YearOfDragonMoveResult,
     YearOfDragonView,
 )
 
@@ -72,6 +81,9 @@ REQUESTS: list[CreateRequest] = [
 CREATED = (ChinaCreatedMatch, ConfuciusCreatedMatch, TajMahalCreatedMatch, YearOfDragonCreatedMatch)
 LOGS = (ChinaLog, ConfuciusLog, TajMahalLog, YearOfDragonLog)
 VIEWS = (ChinaView, ConfuciusView, TajMahalView, YearOfDragonView)
+LEGAL = (ChinaLegalActions, ConfuciusLegalActions, TajMahalLegalActions, YearOfDragonLegalActions)
+MOVED = (ChinaMoveResult, ConfuciusMoveResult, TajMahalMoveResult, YearOfDragonMoveResult)
+PAGES = (ChinaEventsPage, ConfuciusEventsPage, TajMahalEventsPage, YearOfDragonEventsPage)
 
 
 def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
@@ -88,21 +100,21 @@ def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
     seat = view.to_move
     while seat is not None:
         legal = get_legal_actions.sync(match_id, client=seat_clients[seat])
-        assert isinstance(legal, LegalActions), legal
-        action = rng.choice(legal.actions)
+        assert isinstance(legal, LEGAL) and legal.game == created.game, legal
+        action = rng.choice(legal.actions)  # the game's own action types, not the union of every game's
         moved = submit_action.sync(
             match_id,
             client=seat_clients[seat],
             body=ActionRequest(action=action),
             if_match=f'"{legal.version}"',
         )
-        assert isinstance(moved, MoveResult), moved
+        assert isinstance(moved, MOVED) and moved.game == created.game, moved
         assert moved.version == legal.version + 1 and moved.events, moved
         assert isinstance(moved.view, VIEWS), moved.view
         view, moves = moved.view, moves + 1
         seat = view.to_move
     page = get_events.sync(match_id, client=anonymous)
-    assert isinstance(page, EventsPage) and page.status == "finished", page
+    assert isinstance(page, PAGES) and page.status == "finished", page
     log = get_log.sync(match_id, client=anonymous)
     assert isinstance(log, LOGS), log
     assert log.complete and len(log.entries) == moves
