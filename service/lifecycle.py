@@ -244,22 +244,30 @@ def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[
     return {"match_id": new_id, **change.answer, "status": change.after.status}
 
 
+class _Linked(Exception):
+    """The finished match links to a rematch already (another seat's call linked it meanwhile)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(match_id)
+        self.match_id = match_id
+
+
 def _link(matches: Matches, meta: MatchMeta) -> str:
     """Link the finished match to a new id (compare-and-set: of two seats asking at once, one links
-    and the other finds the link)."""
+    and the other finds the link, committing nothing)."""
     proposed = secrets.token_hex(8)
 
     def decide(current: MatchMeta) -> Change:
-        life = {**current.life, "rematch": current.life.get("rematch") or proposed}
-        events = (
-            []
-            if current.life.get("rematch")
-            else [{"type": REMATCH, "visible_to": "all", "match_id": proposed}]
-        )
-        return Change(replace(current, life=life), events)
+        if current.life.get("rematch"):
+            raise _Linked(current.life["rematch"])
+        events = [{"type": REMATCH, "visible_to": "all", "match_id": proposed}]
+        return Change(replace(current, life={**current.life, "rematch": proposed}), events)
 
-    change, _ = _change(matches, meta.id, decide)
-    return str(change.after.life["rematch"])
+    try:
+        _change(matches, meta.id, decide)
+    except _Linked as linked:
+        return linked.match_id
+    return proposed
 
 
 def _create_rematch(matches: Matches, meta: MatchMeta, new_id: str) -> None:

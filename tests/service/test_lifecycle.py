@@ -330,3 +330,29 @@ def test_sweep_restores_a_lost_deadline(timed: tuple[Matches, FakeTime]) -> None
     matches.store.set_deadline(doc["id"], None)  # as if the process died between commit and index
     jobs.sweep_matches(matches)
     assert matches.store.claim_due(clock.t + 6, 5, 30) == [doc["id"]]
+
+
+def test_both_players_asking_for_a_rematch_at_once_get_one_rematch(app: Flask) -> None:
+    for _ in range(5):
+        table = Table(app.test_client(), seed=9)
+        play_out(table)
+        start = threading.Barrier(2)
+        answers: dict[int, Any] = {}
+
+        def ask(seat: int, table: Table, start: threading.Barrier, answers: dict[int, Any]) -> None:
+            client = app.test_client()
+            start.wait()
+            answers[seat] = client.post(table.url("/rematch"), headers=bearer(table.tokens[seat]))
+
+        threads = [threading.Thread(target=ask, args=(s, table, start, answers)) for s in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [answers[s].status_code for s in (0, 1)] == [200, 200], [answers[s].json for s in (0, 1)]
+        assert answers[0].json["match_id"] == answers[1].json["match_id"] == table.get(0).json["rematch"]
+        assert {answers[0].json["seat"], answers[1].json["seat"]} == {0, 1}
+        rematch = app.test_client().get(f"/v1/matches/{answers[0].json['match_id']}").json
+        assert rematch["status"] == "active" and rematch["version"] == 2
+        rematch_events = [e for e in events(app.test_client(), table.id) if e["type"] == "rematch"]
+        assert len(rematch_events) == 1
