@@ -153,8 +153,13 @@ function renderActions() {
 /** Joining a waiting match, cancelling it (its creator), resigning, and a rematch once it is over. */
 function renderLifecycle() {
   const m = state.match;
-  const el = clear($("lifecycle"));
   const frag = fragment();
+  // Redrawn only when what it shows changes: a refresh must not swap the join form (and the name being
+  // typed into it, or the button being pressed) for a new one.
+  const key = JSON.stringify([m.status, m.your_seat, m.open_seats, m.rematch, frag.get("creator")]);
+  if ($("lifecycle").dataset.key === key) return;
+  $("lifecycle").dataset.key = key;
+  const el = clear($("lifecycle"));
   const items = [];
   if (m.status === "waiting") {
     const open = m.open_seats || [];

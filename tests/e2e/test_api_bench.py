@@ -31,7 +31,9 @@ def test_the_crowd_bench_gathers_its_crowd_and_measures_delivery(capsys):
     gathered = float(re.search(r"gathered (\d+) waiting", out).group(1))
     received = int(re.search(r"events received (\d+)", out).group(1))
     p99 = float(re.search(r"delivery ms p50 [\d.]+\s+p99 ([\d.]+)", out).group(1))
-    assert gathered >= 36 and received > 0 and 0 < p99 < 5000
+    # A quarter of the crowd long-polls and re-polls as events arrive: at any instant some are between
+    # two polls, so the streams (three quarters) are what is surely waiting.
+    assert gathered >= 30 and received > 0 and 0 < p99 < 5000
     assert re.search(r"moves/s\s+no crowd\s+\d+ .* with crowd\s+\d+", out)
     assert "statuses" in out and "'200'" in out
 

@@ -6,25 +6,22 @@ server fails the test)."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from bench.api import free_port, start_server
 from service.devredis import PrivateRedis
+from tests.e2e.browser import SCREENSHOT_DIR, confine, launch
 
-#: Debian's chromium (./dev.sh test installs it): playwright never downloads a browser.
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-#: TABLETOP_SCREENSHOT_DIR=docs retakes the README's picture; else it goes to the test's temporary directory.
-SCREENSHOT_DIR = os.environ.get("TABLETOP_SCREENSHOT_DIR")
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launch()
+
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -41,26 +38,10 @@ def base_url() -> Iterator[str]:
             server.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def offline_page(browser: Browser, base_url: str, outside: list[str]) -> Page:
     """A page whose requests to anywhere but ``base_url`` are aborted and noted in ``outside``."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-
-    def route(r) -> None:  # type: ignore[no-untyped-def]
-        if r.request.url.startswith(base_url) or r.request.url.startswith("data:"):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
+    confine(page, base_url, outside)
     return page
 
 

@@ -18,28 +18,26 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from bench.api import free_port, start_server
 from engine.registry import GAMES
 from service.client import Client
 from service.devredis import PrivateRedis
+from tests.e2e.browser import SCREENSHOT_DIR, confine, launch
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Debian's chromium (./dev.sh test installs it): playwright never downloads a browser.
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 #: Each game with the fewest players it allows: the shortest matches.
 PLAYERS = {game_id: GAMES[game_id].min_players for game_id in GAMES}
 #: A screenshot of each board is taken after this many of the person's moves (mid-game; in the Year
 #: of the Dragon while the month's action groups are out).
 SCREENSHOT_AFTER = {"year_of_dragon": 9}
-#: Where screenshots go: docs/ when retaking the README's pictures (TABLETOP_SCREENSHOT_DIR=docs),
-#: else the test's temporary directory (the test run leaves the checkout alone).
-SCREENSHOT_DIR = os.environ.get("TABLETOP_SCREENSHOT_DIR")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launch()
+
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -62,14 +60,6 @@ def base_url() -> Iterator[str]:
             server.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser: Browser, base_url: str) -> Iterator[Page]:
     """A page that may reach only the server, failing the test on a script error or any other request."""
@@ -78,14 +68,7 @@ def page(browser: Browser, base_url: str) -> Iterator[Page]:
     outside: list[str] = []
     errors: list[str] = []
 
-    def route(r) -> None:  # type: ignore[no-untyped-def]
-        if r.request.url.startswith(base_url):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    pg.route("**/*", route)
+    confine(pg, base_url, outside)
     pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg
     context.close()
@@ -264,8 +247,9 @@ def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base
         guest.wait_for_function("() => location.hash.includes('token=')")
         guest.wait_for_selector("#players tr:has-text('guest') >> text=you")
         # The creator's page learns of the join from the event stream alone.
-        page.wait_for_function(
-            "() => !['Waiting for players.', ''].includes(document.getElementById('status').textContent)"
+        page.wait_for_function(  # a minute: a loaded CI machine shares two cores with gunicorn and Chromium
+            "() => !['Waiting for players.', ''].includes(document.getElementById('status').textContent)",
+            timeout=60_000,
         )
         guest.click("#resign")
         guest.click("#resign")  # the second press confirms
