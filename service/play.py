@@ -356,7 +356,7 @@ class Matches:
         caller, a bot job chaining the bots' decisions, plays it itself).
 
         ``respond``: build the mover's response body (a bot needs none).  ``timed_out``: ``action`` is
-        the bot's move for a human seat out of time (:func:`service.lifecycle.time_out`).
+        the bot's move for a human seat out of time (:func:`workers.jobs.time_out`).
         """
         game = self.games[meta.game]
         try:
@@ -373,7 +373,7 @@ class Matches:
             events[:0] = before
         if result is not None:
             if meta.life.get("resigned"):
-                result = {**result, "resigned": list(meta.life["resigned"])}  # who left, and when
+                result = {**result, "resigned": list(meta.life["resigned"])}  # who left, in order
             events.append({"type": OVER, "visible_to": "all", "status": FINISHED, "result": result})
         version = meta.version + 1
         body = None

@@ -106,6 +106,13 @@ class BotWorker(SimpleWorker):
                 return
 
 
+def _wait_for_redis(who: str, exc: Exception, delay: float) -> float:
+    """Log that Redis is unavailable, sleep ``delay`` and return the next delay (doubling, capped)."""
+    log.warning("%s: redis unavailable (%s); retrying in %.1f s", who, exc, delay)
+    time.sleep(delay)
+    return min(delay * 2, BACKOFF[1])
+
+
 def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
     """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
     starting over whenever Redis goes away."""
@@ -117,9 +124,7 @@ def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
         try:
             connection.ping()
         except redis.RedisError as exc:
-            log.warning("worker (%s lane): redis unavailable (%s); retrying in %.1f s", lane, exc, delay)
-            time.sleep(delay)
-            delay = min(delay * 2, BACKOFF[1])
+            delay = _wait_for_redis(f"worker ({lane} lane)", exc, delay)
             continue
         delay = BACKOFF[0]
         worker = BotWorker(
@@ -166,9 +171,7 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
             scheduler.start()
             return  # stopped: the parent is gone
         except redis.RedisError as exc:
-            log.warning("sweeper: redis unavailable (%s); retrying in %.1f s", exc, delay)
-            time.sleep(delay)
-            delay = min(delay * 2, BACKOFF[1])
+            delay = _wait_for_redis("sweeper", exc, delay)
 
 
 def keep_clocks(config: Config, parent: int) -> None:
@@ -180,9 +183,7 @@ def keep_clocks(config: Config, parent: int) -> None:
         try:
             due = matches.store.claim_due(now(), CLOCK_CLAIM, CLOCK_LEASE)
         except STORAGE_ERRORS as exc:
-            log.warning("clocks: redis unavailable (%s); retrying in %.1f s", exc, delay)
-            time.sleep(delay)
-            delay = min(delay * 2, BACKOFF[1])
+            delay = _wait_for_redis("clocks", exc, delay)
             continue
         delay = BACKOFF[0]
         if not due:
