@@ -25,6 +25,8 @@ COPY pyproject.toml README.md ./
 COPY engine/ engine/
 COPY service/ service/
 COPY workers/ workers/
+COPY devtools/ devtools/
+COPY tabletop_client/ tabletop_client/
 RUN pip install --no-compile . \
     && python -m compileall -q /opt/venv/lib
 

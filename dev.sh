@@ -33,6 +33,8 @@ case "$cmd" in
     [ -d clients/typescript/node_modules ] || (cd clients/typescript && npm ci --no-audit --no-fund --silent)
     export PATH="$PWD/$VENV/bin:$PATH"
     "$VENV/bin/ruff" check .
+    "$VENV/bin/lint-imports" --no-cache  # the layers import one way only (pyproject.toml)
+    "$VENV/bin/mypy"  # engine, service and workers, strict ([tool.mypy] in pyproject.toml)
     exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" "$@" ;;
   bench)
     for g in $("$VENV/bin/python" -c 'from engine.registry import GAMES; print(*GAMES)'); do

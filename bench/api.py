@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 
 from bench.procs import cpu_seconds, descendants, named_children
-from service.devredis import PrivateRedis
+from devtools.private_redis import PrivateRedis
 
 ROOT = Path(__file__).resolve().parents[1]
 

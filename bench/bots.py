@@ -5,7 +5,7 @@
 
 For each level and game: starts ``--workers`` quick-lane worker processes (``tabletop worker --lanes
 quick``) on a private Redis, creates ``--matches`` matches whose every seat is a bot of that level
-(through :meth:`service.play.Matches.create`, as the API does: the first turn is enqueued), and times
+(through :meth:`service.matches.Matches.create`, as the API does: the first turn is enqueued), and times
 until every match is over.  Every decision is its own compare-and-set commit, with its events and log
 entry, as in production.  Prints decisions/s per worker process, and beside it the engine's own rate of
 random play in this process (legal actions, apply), measured in the same run: the share of the engine's
@@ -24,11 +24,11 @@ import time
 from collections.abc import Iterator
 
 from bench.api import ROOT
+from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.bots import BotQueue
 from service.config import Config
-from service.devredis import PrivateRedis
-from service.play import Matches
+from service.matches.bots import BotQueue
+from service.matches.operations import Matches
 from service.store import Store, connect
 
 
@@ -62,7 +62,7 @@ def quick_workers(redis_url: str, count: int) -> Iterator[BotQueue]:
         for _ in range(count)
     ]
     try:
-        queue = BotQueue(connect(redis_url))
+        queue = BotQueue(Store(connect(redis_url)))
         deadline = time.monotonic() + 30
         while queue.live_workers() < count:
             if time.monotonic() > deadline:

@@ -4,11 +4,12 @@
     python -m bench.clocks --matches 200 --workers 1
 
 Creates ``--matches`` two-human matches of ``--game`` with a ``--seconds`` per-decision clock (through
-:meth:`service.play.Matches.create`, as the API does), every first decision starting at the same
-instant, so every deadline is the same; starts ``--workers`` ``tabletop worker`` processes (each with
-its clock keeper) on a private Redis; and reads how late each first timeout was committed (the match's
-``updated_at`` at version 1 minus the deadline).  Prints p50/p99/max lateness and the wall time to
-clear the burst.
+:meth:`service.matches.operations.Matches.create`, as the API does), every first decision starting at the same
+instant, so every deadline is the same; starts ``--workers`` ``tabletop worker --lanes quick``
+processes on a private Redis (each with its clock keeper, which claims due deadlines and hands each
+timeout to the lane of the ``on_timeout`` level: for ``random`` and ``easy``, the quick lane, whose
+process plays it); and reads how late each first timeout was committed (the match's ``updated_at`` at
+version 1 minus the deadline).  Prints p50/p99/max lateness.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import sys
 import time
 
 from bench.bots import quick_workers
+from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from service.config import Config
-from service.devredis import PrivateRedis
-from service.play import Matches
+from service.matches.bots import QUICK_LEVELS
+from service.matches.operations import Matches
 from service.store import Store, connect
 
 #: Seconds between the end of creation and the common start of the first decisions (workers start).
@@ -75,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=2, help="per-decision clock")
     parser.add_argument("--workers", type=int, default=2, help="tabletop worker processes")
     parser.add_argument("--game", default="year_of_dragon", choices=sorted(GAMES))
-    parser.add_argument("--level", default="easy", help="the on_timeout bot level")
+    parser.add_argument(
+        "--level", default="easy", choices=sorted(QUICK_LEVELS), help="the on_timeout bot level (quick lane)"
+    )
     args = parser.parse_args(argv)
     with PrivateRedis() as redis_url:
         late = run(redis_url, args.game, args.matches, args.seconds, args.workers, args.level)

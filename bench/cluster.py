@@ -21,8 +21,8 @@ from typing import Any
 
 from bench.api import free_port, percentile, phase, start_server
 from bench.procs import cpu_seconds, descendants
-from service.devcluster import PrivateCluster
-from service.devredis import PrivateRedis
+from devtools.private_cluster import PrivateCluster
+from devtools.private_redis import PrivateRedis
 
 
 def measure(

@@ -40,7 +40,7 @@ import redis
 
 from bench.api import Client, free_port, percentile, phase, start_server
 from bench.procs import cpu_seconds, descendants, named_children, rss_mb
-from service.devredis import PrivateRedis
+from devtools.private_redis import PrivateRedis
 
 #: One waiting client in this many records the arrival time of every version it sees.
 SAMPLE = 20

@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.api import ROOT, Client, free_port, percentile, start_server
 from bench.procs import rss_mb
-from service.devredis import PrivateRedis
+from devtools.private_redis import PrivateRedis
 
 #: A bot match with no new version for this long is stalled (sweep interval + a think budget, twice).
 STALL_S = 60.0

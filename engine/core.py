@@ -1,14 +1,16 @@
-"""The contract every game implements, and the few helpers all games share.
+"""The contract every game implements, its one implementation, and the few helpers all games share.
 
-The service, the workers and the bots use nothing but this contract, so a game is a plug-in: register
-it in :mod:`engine.registry` and it is playable over HTTP and by every bot.
+"Contract" means one thing in the engine: the :class:`Game` protocol below.  The service, the workers
+and the bots use nothing else, so a game is a plug-in: register it in :mod:`engine.registry` and it is
+playable over HTTP and by every bot.  Every game implements it the same way: a :class:`GameBase`
+subclass over the entry points of its role modules, a :class:`GameRules` (docs/adding-a-game.md).
 
 A game object has the attributes ``id``, ``title``, ``min_players``, ``max_players``, ``options`` (a JSON
 schema of the game options, with defaults), ``actions`` (action type -> JSON schema of that action object),
 ``rules_file`` (path of the packaged RULES.md), ``search_options`` (fields of
 :class:`engine.ai.ismcts.SearchConfig` the game's search bots set differently from the defaults; usually
-empty), ``data_notes`` (what in the game's component data is a reconstruction, see :class:`Game`) and
-these methods:
+empty), ``data_notes`` (what in the game's component data is a reconstruction, see :class:`Game`), the
+output schemas ``view_schema``, ``result_schema``, ``event_schemas``, ``masked_actions`` and these methods:
 
 ``setup(players, options=None, seed=0) -> State``
     A fresh state. ``options`` is validated against ``options`` (see :func:`resolve_options`).
@@ -17,7 +19,9 @@ these methods:
     person to release, which card to keep) are pending decisions of that seat, resolved in a fixed order.
 ``legal_actions(state) -> list[dict]``
     Every action :meth:`apply` accepts now, as small JSON objects with a ``"type"``.  Compound choices are
-    split into sequences of small decisions so this list stays finite and short.
+    split into sequences of small decisions so this list stays finite and short.  Each call returns a
+    new list the caller may keep, reorder or cut (the action objects in it are shared: never mutate
+    them); see :class:`GameBase` for the cache behind it.
 ``apply(state, action, seat=None) -> list[Event]``
     Mutates ``state`` and returns events, or raises :class:`IllegalAction` and leaves ``state`` untouched.
     When ``seat`` is given it must be the seat to move (rule ``"turn"``).
@@ -26,7 +30,10 @@ these methods:
     The only door out: what that seat (or a spectator, ``None``) may see, JSON-serialisable.  Always has
     ``players`` (one entry per seat) and ``to_move``; the rest is the game's own.
 ``result(state) -> Result | None``
-    ``{"scores": [...], "ranking": [seats, best first], "tiebreak": str | None, ...}`` once over.
+    Once over, a dict with at least :data:`RESULT_FIELDS`: ``scores`` (per seat), ``ranking`` (every seat,
+    best first: a total order), ``winners`` (the seats sharing the win, best first: one seat unless
+    the rules let a tie stand) and ``tiebreak`` (the rule that separated equal scores, or ``None``);
+    the rest is the game's own.  ``None`` while the game runs.
 ``determinize(state, seat, rng) -> State``
     A full state consistent with everything ``seat`` can see, every hidden thing resampled with ``rng``
     (a :class:`random.Random`), including the state's own RNG, so a searcher cannot peek at the future.
@@ -39,14 +46,23 @@ Randomness lives in the state (:class:`Rng`), so ``apply`` is deterministic: rep
 
 from __future__ import annotations
 
+import random
 import zlib
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast, runtime_checkable
 
 import orjson
 
 Action = dict[str, Any]
 Event = dict[str, Any]
 Result = dict[str, Any]
+
+#: The fields every game's result has (see ``result`` above); the contract suite checks them.
+RESULT_FIELDS = ("scores", "ranking", "winners", "tiebreak")
 
 #: Rule id used when an action is malformed (unknown type, missing/extra/ill-typed field).
 RULE_SCHEMA = "schema"
@@ -90,17 +106,21 @@ class Game(Protocol):
     options: dict[str, Any]
     actions: dict[str, dict[str, Any]]
     rules_file: str
-    search_options: dict[str, Any]
+    search_options: ClassVar[dict[str, Any]]
     #: What in the game's component data is a reconstruction rather than the printed component, one
     #: ``{"component", "rules": [RULES.md rule ids], "note"}`` each; empty when nothing is.
     data_notes: tuple[dict[str, Any], ...]
-    #: JSON schemas of what clients read (each game's ``contract.py``): a seat's or spectator's view,
+    #: JSON schemas of what clients read (each game's ``outputs.py``): a seat's or spectator's view,
     #: the result, event type -> event, and action type -> the action as the other seats see it when
     #: part of it is secret (their log and ``action`` events show that form).
     view_schema: dict[str, Any]
     result_schema: dict[str, Any]
     event_schemas: dict[str, dict[str, Any]]
     masked_actions: dict[str, dict[str, Any]]
+    #: The board as data for clients to draw (each game's ``board.py``: spaces, roads or borders,
+    #: colours, layout), and its JSON schema; ``None`` for a game that publishes none.
+    board: dict[str, Any] | None
+    board_schema: dict[str, Any] | None
 
     def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> Any: ...
     def to_move(self, state: Any) -> int | None: ...
@@ -190,11 +210,12 @@ def action_events(seat: int, action: Action, public: Action | None = None) -> li
 
 def event_visible(ev: Event, seat: int | None) -> bool:
     """Whether ``seat`` (``None`` = spectator) may see ``ev``: the one filter every consumer uses."""
-    to = ev["visible_to"]
+    to: str | list[int] = ev["visible_to"]
     if to == "all":
         return True
     if to == "others":
-        return seat != ev["seat"]
+        actor: int = ev["seat"]
+        return seat != actor
     return seat is not None and seat in to
 
 
@@ -231,6 +252,7 @@ def resolve_options(schema: dict[str, Any], options: dict[str, Any] | None) -> d
 
 
 def check_players(game: Game, players: Any) -> None:
+    """Refuse a player count that is not an integer in the game's range (the API's 422 names it)."""
     if not isinstance(players, int) or isinstance(players, bool):
         raise InvalidOptions("players", f"must be an integer, got {players!r}")
     if not game.min_players <= players <= game.max_players:
@@ -254,7 +276,7 @@ def action_schema(kind: str, description: str, **fields: dict[str, Any]) -> dict
 
 def closed_object(optional: dict[str, Any] | None = None, **required: dict[str, Any]) -> dict[str, Any]:
     """JSON schema of an object with exactly these ``required`` fields and maybe the ``optional`` ones:
-    the shape games publish for their views, results and events (``contract.py`` of each game)."""
+    the shape games publish for their views, results and events (``outputs.py`` of each game)."""
     return {
         "type": "object",
         "properties": {**required, **(optional or {})},
@@ -298,8 +320,7 @@ def check_shape(actions: dict[str, dict[str, Any]], action: Any) -> str:
     if not isinstance(action, dict):
         raise IllegalAction(RULE_SCHEMA, "an action must be a JSON object", field=None)
     kind = action.get("type")
-    schema = actions.get(kind) if isinstance(kind, str) else None
-    if schema is None:
+    if not isinstance(kind, str) or (schema := actions.get(kind)) is None:
         raise IllegalAction(RULE_SCHEMA, f"unknown action type {kind!r}; known: {sorted(actions)}", "type")
     props = schema["properties"]
     if action.keys() != props.keys():
@@ -344,27 +365,6 @@ def pack(game_id: str, version: int, payload: Any) -> bytes:
     return zlib.compress(orjson.dumps({"g": game_id, "v": version, "s": payload}), 1)
 
 
-class StateCodec:
-    """``clone``/``encode``/``decode`` for a game whose State class offers ``clone()``, ``to_json()`` and
-    ``from_json()``: one home for the storage envelope, so every game stores states the same way.
-
-    A game class sets ``state_class`` and bumps ``encoding_version`` when its stored layout changes.
-    """
-
-    id: str
-    state_class: Any
-    encoding_version: int = 1
-
-    def clone(self, state: Any) -> Any:
-        return state.clone()
-
-    def encode(self, state: Any) -> bytes:
-        return pack(self.id, self.encoding_version, state.to_json())
-
-    def decode(self, data: bytes) -> Any:
-        return self.state_class.from_json(unpack(self.id, {self.encoding_version}, data)[1])
-
-
 def unpack(game_id: str, versions: set[int] | frozenset[int], data: bytes) -> tuple[int, Any]:
     """Inverse of :func:`pack`; refuses another game's state or an unknown version."""
     try:
@@ -376,3 +376,248 @@ def unpack(game_id: str, versions: set[int] | frozenset[int], data: bytes) -> tu
     if doc.get("v") not in versions:
         raise ValueError(f"unsupported {game_id} state version {doc.get('v')!r}")
     return doc["v"], doc["s"]
+
+
+# --------------------------------------------------------------------------------------------------
+# The one implementation of the contract
+
+
+class GameState(Protocol):
+    """What :class:`GameBase` needs of a game's State class.
+
+    ``_legal`` is the cached legal list of the pending decision (``None``: not computed yet); it is
+    never encoded.  ``clone()`` copies it by reference, which is sound because the cache is replaced,
+    never mutated in place (see :class:`GameBase`).
+    """
+
+    _legal: list[Action] | None
+
+    def clone(self) -> Self: ...
+    def to_json(self) -> Any: ...
+    @classmethod
+    def from_json(cls, doc: Any) -> Self: ...
+
+
+S = TypeVar("S", bound=GameState)
+
+#: An action handler of ``actions.py``: ``(state, seat, action, events)``; it mutates ``state`` and
+#: appends the events that follow (the action event itself is already in ``events``).
+Handler = Callable[[S, int, Action, list[Event]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRules(Generic[S]):
+    """The entry points of a game's role modules (docs/adding-a-game.md), one field per role; what a
+    game declares instead of writing the contract's methods itself.
+
+    ``forced`` and ``public_action`` are the optional ones: a game without decisions the engine plays
+    itself, or without secret parts in its actions, leaves them ``None`` and pays nothing for them.
+    """
+
+    #: ``setup.setup(players, options, seed)``: a fresh state; ``options`` already resolved.
+    setup: Callable[[int, dict[str, Any], int], S]
+    #: ``flow.to_move(state)``: the seat of the pending decision, ``None`` once over.
+    to_move: Callable[[S], int | None]
+    #: ``legal.legal_actions(state)``: a new list of the pending decision's actions, ``[]`` once over.
+    legal: Callable[[S], list[Action]]
+    #: ``actions.HANDLERS``: action type -> handler, run only for actions in the legal list.
+    handlers: Mapping[str, Handler[S]]
+    #: ``explain.explain(state, seat, action)``: why a well-formed action outside the legal list is
+    #: refused, naming the rule (the cold path).
+    explain: Callable[[S, int, Action], IllegalAction]
+    #: ``view.view(state, seat)`` and ``view.determinize(state, seat, rng)``.
+    view: Callable[[S, int | None], dict[str, Any]]
+    determinize: Callable[[S, int, random.Random], S]
+    #: ``scoring.result(state)``: the result (with :data:`RESULT_FIELDS`) once over, else ``None``.
+    result: Callable[[S], Result | None]
+    #: ``heuristic.heuristic(state, seat)``.
+    heuristic: Callable[[S, int], float]
+    #: ``flow.forced(state, only)``: whether the engine plays ``only``, the single legal action of the
+    #: pending decision, itself.  Only when the lone option follows from public facts: skipping a
+    #: decision is visible, so a skip made possible by a hidden hand would reveal the hand.
+    forced: Callable[[S, Action], bool] | None = None
+    #: ``view.public_action(state, action)``: the action as the other seats see it (one of the game's
+    #: ``masked_actions``) when part of it is secret, else ``None``.
+    public_action: Callable[[S, Action], Action | None] | None = None
+
+
+def _action_events(rules: GameRules[S], state: S, seat: int, action: Action) -> list[Event]:
+    """The action event(s) of ``action``: its public form to the others when part of it is secret."""
+    public_action = rules.public_action
+    if public_action is None:
+        return action_events(seat, action)
+    return action_events(seat, action, public_action(state, action))
+
+
+def play_forced(rules: GameRules[S], state: S, events: list[Event]) -> None:
+    """Play every pending decision whose single legal action ``rules.forced`` lets the engine play, each
+    action event marked ``"auto": True``, until a seat has a choice or the game is over; the last list
+    computed stays cached.  The last step of every ``apply``; scenario builders call it too, to leave a
+    state where the rules would."""
+    forced = rules.forced
+    if forced is None:
+        return
+    while True:
+        legal = state._legal
+        if legal is None:
+            legal = state._legal = rules.legal(state)  # [] once over
+        if len(legal) != 1 or not forced(state, legal[0]):
+            return
+        only = legal[0]
+        seat = cast(int, rules.to_move(state))  # a legal action means a seat to move
+        for ev in _action_events(rules, state, seat, only):
+            ev["auto"] = True
+            events.append(ev)
+        state._legal = None
+        rules.handlers[only["type"]](state, seat, only, events)
+
+
+#: The value types of action fields (:func:`action_schema`: integers and strings).
+_PLAIN = frozenset((int, str))
+
+
+class GameBase(Generic[S]):
+    """The :class:`Game` contract implemented once, over the functions a game names in ``rules``.
+
+    A game subclasses it, sets the contract's attributes, ``state_class``, ``rules`` and maybe
+    ``encoding_version`` (bumped when the stored layout changes), and writes no methods; a game package
+    passes ``package=__package__`` instead of setting what its role modules hold (see
+    ``__init_subclass__``).
+
+    - ``apply`` is one pipeline for every game: the turn (:func:`check_turn`), the action's shape
+      (:func:`check_shape`) and membership in the cached legal list, and on a miss the game's
+      ``explain`` (cold path).  On the hot path membership comes first: an action equal to a legal one
+      whose values are plain ints and strings fits its schema by construction, so the shape check
+      runs only for the others (and names the malformed field before ``explain`` is asked).  Then
+      the action event(s) (secret parts through ``public_action``), the handler of the action type,
+      and the forced decisions: while the pending decision has one legal action and ``forced``
+      allows it, the engine plays it, its action event marked ``"auto": True``.
+      Membership in the legal list is the whole rules check, so ``legal_actions`` is exactly what
+      ``apply`` accepts by construction.
+    - The legal list is cached on the state (``state._legal``, never encoded): computed on first need,
+      dropped by ``apply`` before the handler runs (a handler or the flow may fill it with the next
+      decision's list when it computed that list anyway), shared with clones (sound because the cache
+      is only ever replaced, never mutated in place, and saves the bots recomputing it for every child
+      of a node), and dropped by ``determinize`` (a resampled world may give a seat other options).
+      ``legal_actions`` returns a copy, so no caller can corrupt the cache.
+    - ``clone``/``encode``/``decode`` use the State's ``clone()``, ``to_json()``, ``from_json()`` inside
+      the one storage envelope (:func:`pack`), so every game stores states the same way.
+
+    The other methods are the role functions themselves, bound as attributes: no forwarding layer on
+    the bots' hot path.
+    """
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    options: dict[str, Any]
+    actions: dict[str, dict[str, Any]]
+    rules_file: str
+    search_options: ClassVar[dict[str, Any]] = {}
+    data_notes: tuple[dict[str, Any], ...] = ()
+    view_schema: dict[str, Any]
+    result_schema: dict[str, Any]
+    event_schemas: dict[str, dict[str, Any]]
+    masked_actions: dict[str, dict[str, Any]]
+    board: dict[str, Any] | None = None
+    board_schema: dict[str, Any] | None = None
+    state_class: type[S]
+    encoding_version: ClassVar[int] = 1
+    rules: ClassVar[GameRules[Any]]
+
+    to_move: Callable[[S], int | None]
+    view: Callable[[S, int | None], dict[str, Any]]
+    result: Callable[[S], Result | None]
+    heuristic: Callable[[S, int], float]
+
+    def __init_subclass__(cls, package: str | None = None, **kwargs: Any) -> None:
+        """``class China(GameBase[State], package=__package__)``: take what a game package declares
+        from its role modules by their standard names (docs/adding-a-game.md): ``RULES.md``,
+        ``components.DATA_NOTES``, the schemas of ``inputs`` and ``outputs``, and ``rules`` from the
+        entry points of the others (``flow.forced`` and ``view.public_action`` where they exist)."""
+        super().__init_subclass__(**kwargs)
+        if package is None:
+            return
+
+        def role(name: str) -> Any:
+            return import_module(f"{package}.{name}")
+
+        inputs, outputs, flow, view = role("inputs"), role("outputs"), role("flow"), role("view")
+        cls.rules_file = str(Path(inputs.__file__).with_name("RULES.md"))
+        cls.data_notes = role("components").DATA_NOTES
+        cls.options, cls.actions = inputs.OPTIONS, inputs.ACTIONS
+        cls.view_schema, cls.result_schema = outputs.VIEW, outputs.RESULT
+        cls.event_schemas, cls.masked_actions = outputs.EVENTS, outputs.MASKED_ACTIONS
+        if find_spec(f"{package}.board") is not None:  # a published board is optional
+            board = role("board")
+            cls.board, cls.board_schema = board.BOARD, board.BOARD_SCHEMA
+        cls.rules = GameRules(
+            setup=role("setup").setup,
+            to_move=flow.to_move,
+            legal=role("legal").legal_actions,
+            handlers=role("actions").HANDLERS,
+            explain=role("explain").explain,
+            view=view.view,
+            determinize=view.determinize,
+            result=role("scoring").result,
+            heuristic=role("heuristic").heuristic,
+            forced=getattr(flow, "forced", None),
+            public_action=getattr(view, "public_action", None),
+        )
+
+    def __init__(self) -> None:
+        rules: GameRules[S] = self.rules
+        self.to_move = rules.to_move
+        self.view = rules.view
+        self.result = rules.result
+        self.heuristic = rules.heuristic
+        self._rules = rules
+
+    def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> S:
+        check_players(self, players)
+        return self._rules.setup(players, resolve_options(self.options, options), seed)
+
+    def legal_actions(self, state: S) -> list[Action]:
+        legal = state._legal
+        if legal is None:
+            legal = state._legal = self._rules.legal(state)
+        return legal[:]
+
+    def apply(self, state: S, action: Action, seat: int | None = None) -> list[Event]:
+        rules = self._rules
+        mover = check_turn(rules.to_move(state), seat)
+        legal = state._legal
+        if legal is None:
+            legal = state._legal = rules.legal(state)
+        # An action equal to a legal one, with plain values, fits its schema (legal actions do: the
+        # contract suite checks it), so the shape check runs only when that test fails; the type guard
+        # stops values equal to but not of the declared type (True == 1.0 == 1).
+        if action not in legal or not _PLAIN.issuperset(map(type, action.values())):
+            check_shape(self.actions, action)
+            if action not in legal:
+                raise rules.explain(state, mover, action)
+        public_action = rules.public_action
+        if public_action is None:
+            events = action_events(mover, action)
+        else:
+            events = action_events(mover, action, public_action(state, action))
+        state._legal = None
+        rules.handlers[action["type"]](state, mover, action, events)
+        if rules.forced is not None:
+            play_forced(rules, state, events)
+        return events
+
+    def determinize(self, state: S, seat: int, rng: random.Random) -> S:
+        sample = self._rules.determinize(state, seat, rng)
+        sample._legal = None  # the sample may hide a different hand behind the same view
+        return sample
+
+    def clone(self, state: S) -> S:
+        return state.clone()
+
+    def encode(self, state: S) -> bytes:
+        return pack(self.id, self.encoding_version, state.to_json())
+
+    def decode(self, data: bytes) -> S:
+        return self.state_class.from_json(unpack(self.id, {self.encoding_version}, data)[1])

@@ -24,19 +24,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     state = game.setup(args.players, None, seed=args.seed)
     rng = random.Random(args.seed)
-    while game.to_move(state) is not None:
-        for ev in game.apply(state, rng.choice(game.legal_actions(state))):
-            if event_visible(ev, None):
-                print(json.dumps({k: v for k, v in ev.items() if k != "visible_to"}))
-    print(json.dumps(game.result(state)))
+    try:
+        while game.to_move(state) is not None:
+            for ev in game.apply(state, rng.choice(game.legal_actions(state))):
+                if event_visible(ev, None):
+                    print(json.dumps({k: v for k, v in ev.items() if k != "visible_to"}))
+        print(json.dumps(game.result(state)))
+        sys.stdout.flush()  # inside the try: a pipe closed early fails here, not at exit
+    except BrokenPipeError:
+        # The reader had enough (`tabletop demo | head`): not an error.  Python would flush stdout
+        # again at exit and print a traceback, so stdout becomes /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
     """Write the OpenAPI document of the registered games (no Redis needed)."""
-    from service.app import OFFLINE_REDIS_URL, create_app
     from service.config import Config
-    from service.spec import render
+    from service.http.app import OFFLINE_REDIS_URL, create_app
+    from service.http.spec import render
 
     text = render(create_app(Config(redis_url=OFFLINE_REDIS_URL)))
     if args.output == "-":
@@ -51,7 +57,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the API with gunicorn; without TABLETOP_REDIS_URL, on a private Redis (development mode)."""
     # gevent patches the standard library in each server process (service.serving.Worker), after the
     # fork: this process must not import redis-py, whose names imported from ssl patching would miss.
-    from service import devredis, serving
+    from devtools import private_redis as devredis
+    from service import serving
     from service.config import Config
 
     overrides: dict[str, Any] = {}
@@ -98,7 +105,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     TABLETOP_SWEEP_SECONDS, for an operator after an incident or a scheduled job of its own."""
     from engine.registry import GAMES
     from service.config import Config
-    from service.play import Matches
+    from service.matches.operations import Matches
     from service.store import connect_store
     from workers.jobs import sweep_matches
 
@@ -113,8 +120,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     """Play all-bot matches through the HTTP API and print the results table."""
-    from service import botmatch
-    from service.client import Client
+    from tabletop_client import Client, botmatch
 
     levels = args.seats.split(",")
     entries = botmatch.play(Client(args.url), args.game, levels, args.games, think_ms=args.think_ms)
@@ -183,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     spec.add_argument("--output", "-o", default=str(DEFAULT_SPEC), help="file to write, or - for stdout")
     spec.set_defaults(func=cmd_spec)
     args = parser.parse_args(argv)
-    return args.func(args)
+    status: int = args.func(args)
+    return status
 
 
 if __name__ == "__main__":

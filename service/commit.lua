@@ -1,6 +1,7 @@
 -- One move of one match, all or nothing (see service/store.py, Store.commit).
 -- KEYS: meta, state, events, log [, idempotency record]   (one hash tag: same cluster slot)
--- ARGV: expected version, encoded state ("" = unchanged), log entry ("" = none), expire seconds (0 = keep),
+-- ARGV: expected version, encoded state ("" = unchanged), log entry ("" = none),
+--       expire seconds (0 = keep the keys' time to live, -1 = drop it: a waiting match started),
 --       idempotency record,
 --       idempotency seconds, number of meta field/value items, meta items..., events...
 -- Publishes the new version on the channel named like the events stream (KEYS[3]): live readers wake.
@@ -42,6 +43,10 @@ local expire = tonumber(ARGV[4])
 if expire > 0 then
   for i = 1, 4 do
     redis.call('EXPIRE', KEYS[i], expire)
+  end
+elseif expire < 0 then
+  for i = 1, 4 do
+    redis.call('PERSIST', KEYS[i])
   end
 end
 return {1, version}

@@ -34,6 +34,9 @@ class Config:
     max_body_bytes: int = 64 * 1024
     #: Seconds a finished match (state, events, log) is kept before Redis expires it.
     retention_seconds: int = 7 * 24 * 3600
+    #: Seconds a waiting match (open seats, or a rematch offer not yet taken by every player) is kept
+    #: from its creation; unless it started by then, Redis expires it (a GET is then 404).
+    waiting_seconds: int = 24 * 3600
     #: Seconds an Idempotency-Key record is kept (Stripe keeps them at least a day).
     idempotency_seconds: int = 24 * 3600
     #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
@@ -50,7 +53,7 @@ class Config:
     page_size: int = 20
     max_page_size: int = 100
     #: Rate limits over all /v1 endpoints, counted in Redis (flask-limiter syntax, e.g.
-    #: "1200/minute;50/second"); empty turns a limit off (see service/limits.py).
+    #: "1200/minute;50/second"); empty turns a limit off (see service/http/limits.py).
     rate_limit_address: str = ""
     rate_limit_token: str = ""
     #: Match creations per client address (flask-limiter syntax, e.g. "30/minute"), on top of the above.
@@ -85,6 +88,9 @@ class Config:
     send_timeout_seconds: float = 30.0
     #: The largest think budget a bot seat or a hint may ask for, in milliseconds (422 beyond).
     max_think_ms: int = 10_000
+    #: Hints one client address may have queued or running at once (429 with Retry-After beyond; 0: no
+    #: bound), so one client's flood of long hints cannot queue ahead of everyone else's.
+    max_hints_per_address: int = 8
     #: Seconds a bot job goes on playing the bots' decisions that follow its own (each its own commit)
     #: before it hands the match back to the queue, so one long all-bot match cannot hold a worker.
     bot_slice_seconds: float = 0.5
@@ -118,7 +124,7 @@ class Config:
             raw = environ.get(PREFIX + f.name.upper())
             if raw is None:
                 continue
-            kind = type(f.default)
+            kind: type[Any] = type(f.default)
             try:
                 values[f.name] = _parse_bool(raw) if kind is bool else kind(raw)
             except ValueError:

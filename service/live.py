@@ -19,6 +19,10 @@ event.  Subscriptions drop what they have seen already (cursors), so reading twi
 
 The primitives are :mod:`threading`'s: under gevent's monkey-patching they are cooperative, and the
 in-process test client (plain threads) works the same.
+
+When a waiting client is answered is decided here too: a long-poll's wait and a stream's batches and
+heartbeats (:func:`poll_events`, :func:`stream_events`), over what the client's seat may see
+(:func:`visible_events`).
 """
 
 from __future__ import annotations
@@ -30,21 +34,33 @@ import threading
 import time
 import weakref
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 import redis
 
-from service.errors import ApiError
-from service.json_provider import dumps_bytes
-from service.store import STORAGE_ERRORS, Store, StoredEvent, match_of_channel, notify_channel
+from engine.core import event_visible
+from service.config import Config
+from service.encoding import dumps_bytes
+from service.events import OVER
+from service.store import (
+    STORAGE_ERRORS,
+    MatchMeta,
+    Store,
+    StoredEvent,
+    match_of_channel,
+    notify_channel,
+    now,
+)
 
 log = logging.getLogger(__name__)
 
 #: Events read per XRANGE (a longer backlog is read in several rounds).
 PAGE = 1000
+#: Events read from the stream per JSON response (the client pages on with ``after=last_id``).
+EVENTS_PER_PAGE = 1000
 #: Seconds the reader waits for a message before it looks at its to-do list again: the bound on how
 #: late it (un)subscribes or reads a newly armed feed, not a Redis poll (nothing is sent meanwhile).
 TICK = 0.01
@@ -98,7 +114,7 @@ class Subscription:
         self.peer_stirred = False
         self.ending = False
         #: Tells whether the client's connection is closed (set by the server's connection watcher,
-        #: :func:`service.serving.watch_client`; without one a vanished client is noticed at a write).
+        #: :func:`service.http.admission.watch_client`; without one a vanished client is noticed at a write).
         self.probe: Callable[[], bool] | None = None
         #: Called once when the subscription closes (the watcher's release).
         self.on_close: Callable[[], None] | None = None
@@ -243,9 +259,9 @@ class LiveEvents:
         does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
         with self._lock:
             if self._waiters >= self.max_waiters:
-                raise too_many(f"this server holds {self.max_waiters} waiting clients already")
+                raise TooManyWaiters(f"this server holds {self.max_waiters} waiting clients already")
             if self._by_address[address] >= self.max_per_address:
-                raise too_many(f"{self.max_per_address} waiting clients from your address already")
+                raise TooManyWaiters(f"{self.max_per_address} waiting clients from your address already")
             sub = Subscription(self, match_id, address)
             self._waiters += 1
             self._by_address[address] += 1
@@ -388,7 +404,7 @@ class LiveEvents:
         cursors = {m: f.tip for m in match_ids if (f := self._feeds.get(m)) is not None and f.tip is not None}
         if not cursors:
             return
-        fresh = self.store.events_after_many(cursors, PAGE)  # type: ignore[arg-type]
+        fresh = self.store.events_after_many(cursors, PAGE)
         with self._lock:
             for match_id, stored in fresh.items():
                 feed = self._feeds.get(match_id)
@@ -402,11 +418,107 @@ class LiveEvents:
                     self._to_read.add(match_id)
 
 
-def too_many(message: str) -> ApiError:
-    return ApiError(
-        429,
-        "too_many_waiters",
-        f"{message}; retry after {RETRY_AFTER_SECONDS} s",
-        {"retry_after": RETRY_AFTER_SECONDS},
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-    )
+class TooManyWaiters(Exception):
+    """A waiter refused at a cap (the process's, or one address's); the HTTP layer answers 429 with
+    ``Retry-After``: :data:`RETRY_AFTER_SECONDS`."""
+
+    code = "too_many_waiters"
+    retry_after = RETRY_AFTER_SECONDS
+
+    def __init__(self, message: str) -> None:
+        self.message = f"{message}; retry after {RETRY_AFTER_SECONDS} s"
+        self.details = {"retry_after": RETRY_AFTER_SECONDS}
+        super().__init__(self.message)
+
+
+
+# -- delivery: what a long-poll answers and a stream writes, and when ---------------------------------
+
+
+def visible_events(
+    store: Store, match_id: str, seat: int | None, after: str, count: int | None = None
+) -> tuple[list[dict[str, Any]], str]:
+    """Events after ``after`` that ``seat`` may see (of the next ``count`` or all), and the id of the
+    last event read, seen or not."""
+    rows = store.events_after(match_id, after, count)
+    last = rows[-1].id if rows else after
+    return [client_event(r) for r in rows if event_visible(r.event, seat)], last
+
+
+def poll_events(
+    store: Store,
+    config: Config,
+    meta: MatchMeta,
+    seat: int | None,
+    after: str,
+    wait: float,
+    subscribe: Callable[[], Subscription],
+) -> tuple[list[dict[str, Any]], str]:
+    """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds
+    (or when the client has gone).
+
+    Only a poll that waits subscribes to live events.  A poll that is live (it waited, or the match
+    moved less than ``stream_batch_seconds`` ago) lets the events of the next ``stream_batch_seconds``
+    join the first, as a stream does: a client following a match played at machine speed polls a
+    few times a second, not once per move.  A client behind the match gets its page at once."""
+    events, after = visible_events(store, meta.id, seat, after, EVENTS_PER_PAGE)
+    wait = min(wait, config.max_wait_seconds)
+    live = now() - meta.updated_at < config.stream_batch_seconds
+    if wait <= 0 or (events and not live):
+        return events, after
+    deadline = time.monotonic() + wait
+    with subscribe() as sub:
+        rows = sub.backlog(after)
+        lingered = False
+        while True:
+            for row in rows:
+                after = row.id
+                if event_visible(row.event, seat):
+                    events.append(row.client)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or sub.client_gone() or (events and lingered):
+                return events, after
+            if events:  # the first news since the poll began: a short while for more to join
+                lingered = True
+                sub.rest(min(remaining, config.stream_batch_seconds))
+                remaining = 0
+            rows = sub.take(remaining)
+
+
+def stream_events(
+    config: Config, sub: Subscription, seat: int | None, backlog: list[LiveEvent], *, over: bool
+) -> Iterator[list[LiveEvent] | None]:
+    """Events for a streaming response, in batches (what arrived together), the ``backlog`` first
+    (:meth:`Subscription.backlog`); ``None`` items are heartbeats, due whenever nothing was written
+    for ``heartbeat_seconds`` (events other seats may see do not count).  Ends after ``match_over``
+    (at once when the match was ``over`` already and the backlog is past it), after
+    ``stream_max_seconds`` (the client reconnects with the last id), or when the client has gone.
+
+    After a write, events arriving within ``stream_batch_seconds`` wait and go out together: a
+    match played at machine speed costs its followers a write per batch, not one per event,
+    while a match played at human speed is not delayed at all."""
+    beat = config.heartbeat_seconds
+    written = time.monotonic()
+    deadline = written + config.stream_max_seconds
+    rows = backlog
+    del backlog  # events go out once: a waiting stream keeps none of them
+    while True:
+        visible = [r for r in rows if event_visible(r.event, seat)]
+        ended = over or any(r.type == OVER for r in rows)  # finished or aborted
+        del rows
+        if visible:
+            yield visible
+            written = time.monotonic()
+        if ended:
+            return
+        clock = time.monotonic()
+        if clock >= deadline or sub.client_gone():
+            return
+        if clock - written >= beat:
+            yield None
+            written = clock
+        lull = written + config.stream_batch_seconds - clock
+        if visible and lull > 0:
+            sub.rest(lull)  # events arriving meanwhile go out in one write
+        del visible
+        rows = sub.take(min(written + beat, deadline) - time.monotonic())

@@ -15,7 +15,8 @@ cooperative, redis-py, RQ's enqueue, flask-limiter and prometheus-client include
 * what gunicorn refuses before the app sees a request (a request line too long, a malformed header)
   is answered in the API's JSON error shape rather than gunicorn's HTML page.
 
-:func:`watch_client` lets a waiting request notice at once that its client closed the connection.
+Per-request admission (how many requests work at once, a long-poll giving its place up, noticing a
+client that left) is the app's side, in :mod:`service.http.admission`.
 """
 
 from __future__ import annotations
@@ -25,14 +26,10 @@ import io
 import math
 import os
 import shutil
-import socket
 import tempfile
-import threading
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gevent
-from gevent import monkey
 from gunicorn import util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors as http_errors
@@ -41,10 +38,7 @@ from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.config import Config
-from service.json_provider import dumps_bytes
-
-if TYPE_CHECKING:  # the gunicorn master imports this module, and must not import redis-py (see cli)
-    from service.live import Subscription
+from service.encoding import dumps_bytes
 
 #: Seconds a worker's event loop may be blocked before the gunicorn master restarts the process.
 WORKER_TIMEOUT = 30
@@ -142,95 +136,8 @@ class Worker(GeventWorker):
             write_error(client, status, reason, code, message)
 
 
-#: Redis connections a process may open beyond one per active request (the live-event reader's).
-SPARE_REDIS_CONNECTIONS = 4
-#: Where :class:`Admission` leaves itself in the WSGI environ, for :func:`aside`.
-_ADMISSION = "tabletop.admission"
-
-
-class Admission:
-    """WSGI middleware: at most ``places`` requests of this process work at once, the others wait in
-    line (at most ``timeout`` seconds, then 503 with ``Retry-After``).
-
-    Under gevent every connection could start working at once: a burst of 2 000 stream requests then
-    thrashed, each holding a Redis connection while waiting for the CPU, and the pool ran dry.  In line,
-    a burst is served in order at full speed, and Redis connections stay bounded.  A request holds its
-    place until the app returns its response, so writing a body (a stream above all) holds none, and a
-    long-poll gives its place up while it waits (:func:`aside`).  ``/healthz`` never waits in line: a
-    busy process is still alive.
-    """
-
-    def __init__(self, app: Any, places: int, timeout: float) -> None:
-        self.app = app
-        self.timeout = timeout
-        self.places = threading.BoundedSemaphore(places)
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        if environ.get("PATH_INFO") == "/healthz":
-            return self.app(environ, start_response)
-        if not self.places.acquire(timeout=self.timeout):
-            body = dumps_bytes({"code": "busy", "message": "the server is busy; retry later", "details": {}})
-            headers = [
-                ("Content-Type", "application/json"),
-                ("Retry-After", "1"),
-                ("Cache-Control", "no-store"),
-            ]
-            start_response("503 Service Unavailable", headers)
-            return [body]
-        environ[_ADMISSION] = self
-        try:
-            return self.app(environ, start_response)
-        finally:
-            del environ[_ADMISSION]  # a body written later (a stream) holds no place to give up
-            self.places.release()
-
-
-@contextlib.contextmanager
-def aside(environ: dict[str, Any]) -> Iterator[None]:
-    """Give up the request's place in :class:`Admission` for the block (a long-poll's wait); it waits
-    in line again afterwards."""
-    admission: Admission | None = environ.get(_ADMISSION)
-    if admission is None:
-        yield
-        return
-    admission.places.release()
-    try:
-        yield
-    finally:
-        admission.places.acquire()
-
-
-def watch_client(environ: dict[str, Any], sub: Subscription) -> None:
-    """Make ``sub`` give up its request's place while it waits (:func:`aside`), and notice its client
-    closing the connection meanwhile.
-
-    Under the gevent worker the event loop watches the socket; when it becomes readable the waiter is
-    woken to look (a closed connection reads as end of file; anything else the client sends is left
-    for gunicorn, and the watch ends).  Elsewhere (the test client) nothing is watched.
-    """
-    sub.pause = lambda: aside(environ)
-    sock = environ.get("gunicorn.socket")
-    if sock is None or not monkey.is_module_patched("socket"):
-        return
-    watcher = gevent.get_hub().loop.io(sock.fileno(), 1)
-
-    def readable() -> None:
-        watcher.stop()
-        sub.stir()
-
-    def closed() -> bool:
-        try:
-            return sock.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True
-
-    sub.probe = closed
-    sub.on_close = watcher.close
-    watcher.start(readable)
-
-
-class Server(BaseApplication):  # type: ignore[misc]
-    """gunicorn running :func:`service.app.create_app` with :class:`Worker` (``tabletop serve``)."""
+class Server(BaseApplication):
+    """gunicorn running :func:`service.http.app.create_app` with :class:`Worker` (``tabletop serve``)."""
 
     def __init__(self, config: Config, workers: int) -> None:
         self.tabletop_config = config
@@ -255,7 +162,7 @@ class Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(name, value)
 
     def load(self) -> Any:
-        from service.app import create_app
+        from service.http.app import create_app
 
         return create_app(self.tabletop_config)
 

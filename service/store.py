@@ -11,13 +11,20 @@ Cluster slot and the commit script may touch all of it):
 ``tt:{m:<id>}:log``     list of ``{"version", "seat", "action"}``: the full action log, for replays
 ``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
 ``tt:{m:<id>}:hint:<seat>``  the id of the hint job the seat asked for last, with its own TTL
+``tt:hints:<address>``  sorted set: the hint jobs a client address has in flight, scored by when they
+                        are let go at the latest (the bound ``TABLETOP_MAX_HINTS_PER_ADDRESS``)
 
 Every commit also publishes the new version on the pub/sub channel named like the events stream, so
 one subscriber per API process learns of new events without polling (see :mod:`service.live`); the
 stream stays the record: a subscriber that missed a message reads the stream from where it was.
 
+Lifetimes: a waiting match's keys expire ``waiting_seconds`` (a day by default) after its creation, so
+an abandoned lobby or an unclaimed rematch offer costs Redis nothing after that (a GET is then 404); a
+match that starts loses that expiry, and one that is over expires after ``retention_seconds``.
+
 Listing indexes (sorted sets scored by a creation sequence) live outside the hash tag and are written
-after the match keys; a listing drops and prunes ids whose match has expired.
+after the match keys; a listing drops and prunes ids whose match has expired, and creating a waiting
+match drops the oldest expired ones of its waiting index (:meth:`Store._drop_expired_waiting`).
 
 A move is one Lua script (``commit.lua``): check the version, write state, bump the version, append the
 events and the log entry, store the idempotency record, set the retention TTL when the match is over.
@@ -45,7 +52,7 @@ from service.config import Config
 WAITING = "waiting"  #: open seats left to join
 ACTIVE = "active"
 FINISHED = "finished"
-ABORTED = "aborted"  #: cancelled while waiting, or left by every human (see service.lifecycle)
+ABORTED = "aborted"  #: cancelled while waiting, or left by every human (see service.matches.lifecycle)
 STATUSES = (WAITING, ACTIVE, FINISHED, ABORTED)
 #: Statuses after which nothing more happens; the match expires after the retention time.
 OVER_STATUSES = frozenset({FINISHED, ABORTED})
@@ -82,18 +89,37 @@ def _private_index(status: str) -> str:
     return f"tt:private:{status}"
 
 
-#: Create a match's keys unless it exists. KEYS: meta, state, events; ARGV: state, created event, meta
-#: field/value items.  Returns 1 if created, 0 if the id was taken (a rematch created meanwhile).
+#: Create a match's keys unless it exists. KEYS: meta, state, events; ARGV: state, created event, expire
+#: seconds (0: keep), meta field/value items.  Returns 1 if created, 0 if the id was taken (a rematch
+#: created meanwhile).
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('XADD', KEYS[3], '0-1', 'e', ARGV[2])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+if tonumber(ARGV[3]) > 0 then
+  for i = 1, 3 do
+    redis.call('EXPIRE', KEYS[i], ARGV[3])
+  end
+end
 return 1
 """
 
-#: Milliseconds a replicated write waits for its replicas (see :meth:`Store._write`).
+#: ``expire_seconds`` of :meth:`Store.create` and :meth:`Store.commit` besides a number of seconds: leave
+#: the keys' time to live as it is, or drop it (a waiting match that starts is kept until it is over).
+KEEP, PERSIST = 0, -1
+
+#: Milliseconds a replicated write waits for its replicas at most (see :meth:`Store._write`).
 WAIT_MS = 1000
+
+
+def wait_ms(timeout: float | None) -> int:
+    """How long ``WAIT`` may block on a client whose commands time out after ``timeout`` seconds: half
+    of it (at most :data:`WAIT_MS`), so ``WAIT``'s reply, the count of replicas that confirmed, arrives
+    before the client gives up.  A ``WAIT`` as long as the timeout was cut off by it, and a cluster
+    without replicas answered every write with a bare timeout that named no cause."""
+    return WAIT_MS if timeout is None else min(WAIT_MS, int(timeout * 500))
+
 
 #: Pending human decisions with a deadline: match id -> deadline (epoch seconds).  One global key, so
 #: a claim is one atomic script; outside the match slots (written after the match's own commit, and
@@ -110,6 +136,24 @@ return due
 """
 
 
+#: Count ARGV[1] among the hints in flight of KEYS[1] if it holds fewer than ARGV[2] once those past their
+#: last moment (score) before ARGV[3] are let go; ARGV[4]: ARGV[1]'s last moment.  The hints in flight
+#: with ARGV[1] if counted, else 0.
+_TAKE_HINT_PLACE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('EXPIREAT', KEYS[1], math.ceil(tonumber(last[2])))
+return held + 1
+"""
+
+
+def _hints_key(address: str) -> str:
+    return f"tt:hints:{address}"
+
+
 def notify_channel(match_id: str) -> str:
     """The pub/sub channel a commit publishes the match's new version on (the events stream's name)."""
     return _key(match_id, "events")
@@ -118,6 +162,22 @@ def notify_channel(match_id: str) -> str:
 def match_of_channel(channel: bytes) -> str:
     """The match id in a :func:`notify_channel` name."""
     return channel.decode().split("{m:", 1)[1].split("}", 1)[0]
+
+
+#: What an operator does about :class:`ReplicasMissing`.
+REPLICAS_FIX = "set TABLETOP_REDIS_WAIT_REPLICAS=0 or add replicas to every master"
+
+
+class ReplicasMissing(redis.RedisError):
+    """A cluster write that fewer replicas confirmed than ``TABLETOP_REDIS_WAIT_REPLICAS`` asks for: a
+    passing lag, or (when it lasts) a cluster with fewer replicas than the setting, which only the
+    operator can fix; the message says how."""
+
+    def __init__(self, acked: int, wanted: int, waited_ms: int) -> None:
+        super().__init__(
+            f"WAIT: {acked} of {wanted} replica(s) acknowledged the write within {waited_ms} ms; "
+            f"{REPLICAS_FIX}"
+        )
 
 
 #: What a failing Redis raises: redis-py's errors, and its cluster client's own (a slot without a
@@ -135,9 +195,9 @@ def connect_store(
     )
     wait = config.redis_wait_replicas if config.redis_cluster else 0
     if not config.queue_redis_url or config.queue_redis_url == config.redis_url:
-        return Store(state, wait_replicas=wait)
+        return Store(state, wait_replicas=wait, wait_ms=wait_ms(timeout))
     queue = connect(config.queue_redis_url, timeout=timeout, max_connections=max_connections)
-    return Store(state, queue, wait_replicas=wait)
+    return Store(state, queue, wait_replicas=wait, wait_ms=wait_ms(timeout))
 
 
 def connect(
@@ -188,10 +248,10 @@ class MatchMeta:
     created_at: float
     updated_at: float
     seq: int
-    #: Who may join and what happens when a seat is left (see :mod:`service.lifecycle`); never shown
+    #: Who may join and what happens when a seat is left (see :mod:`service.matches.lifecycle`); never shown
     #: whole: it holds the creator's and the invites' token hashes.
     life: dict[str, Any] = field(default_factory=dict)
-    #: The time control and its state (see :mod:`service.clocks`), or ``None``: no clock.
+    #: The time control and its state (see :mod:`service.matches.clocks`), or ``None``: no clock.
     clock: dict[str, Any] | None = None
 
     def to_redis(self) -> dict[str, str]:
@@ -270,6 +330,12 @@ class Loaded:
     state: bytes | None
     idempotency_record: str | None
 
+    def encoded_state(self) -> bytes:
+        """The stored state, which only a load with ``state=True`` (the default) reads."""
+        if self.state is None:
+            raise ValueError(f"match {self.meta.id} was loaded without its state")
+        return self.state
+
 
 @dataclass(frozen=True)
 class StoredEvent:
@@ -286,16 +352,23 @@ class Store:
     """
 
     def __init__(
-        self, client: redis.Redis, queue: redis.Redis | None = None, *, wait_replicas: int = 0
+        self,
+        client: redis.Redis,
+        queue: redis.Redis | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_ms: int = WAIT_MS,
     ) -> None:
         self.redis = client
         self.queue = client if queue is None else queue
         #: On a cluster: replicas that must have a match's write before it counts as done (see
         #: :meth:`_write`); 0 acknowledges on the master's word alone.
         self.wait_replicas = wait_replicas
+        self.wait_ms = wait_ms
         self._commit = client.register_script(files("service").joinpath("commit.lua").read_text())
         self._claim = client.register_script(_CLAIM)
         self._claim_due = client.register_script(_CLAIM_DUE)
+        self._take_hint_place = client.register_script(_TAKE_HINT_PLACE)
         self._create = client.register_script(_CREATE)
 
     # -- health -------------------------------------------------------------------------------------
@@ -308,19 +381,43 @@ class Store:
     def next_seq(self) -> int:
         return int(self.redis.incr(_SEQ))
 
-    def create(self, meta: MatchMeta, state: bytes, created_event: dict[str, Any]) -> bool:
-        """Write a new match (its keys atomically, then the listing indexes); ``False`` if a match with
-        its id exists (a rematch created by another caller at the same time)."""
+    def create(
+        self, meta: MatchMeta, state: bytes, created_event: dict[str, Any], expire_seconds: int = KEEP
+    ) -> bool:
+        """Write a new match (its keys atomically, expiring after ``expire_seconds`` unless ``KEEP``,
+        then the listing indexes); ``False`` if a match with its id exists (a rematch created by
+        another caller at the same time)."""
         mid = meta.id
         items = [x for pair in meta.to_redis().items() for x in pair]
         keys = [_key(mid, "meta"), _key(mid, "state"), _key(mid, "events")]
-        if not self._write(self._create, keys, [state, json.dumps(created_event), *items]):
+        if not self._write(self._create, keys, [state, json.dumps(created_event), expire_seconds, *items]):
             return False
         pipe = self.redis.pipeline(transaction=False)  # global keys: on a cluster, each its own slot
         for index in _indexes(meta, meta.status):
             pipe.zadd(index, {mid: meta.seq})
         pipe.execute()
+        if meta.status == WAITING:
+            self._drop_expired_waiting(meta)
         return True
+
+    def _drop_expired_waiting(self, meta: MatchMeta) -> None:
+        """Drop the ids of expired waiting matches like ``meta`` (same game and visibility) from their
+        indexes.  Waiting matches expire in the order they were created (one time to live from
+        creation), so the oldest ids of a waiting index are the ones to look at, and each creation
+        drops up to two: the indexes stay as small as the waiting matches alive, also the private
+        ones that no listing ever prunes."""
+        indexes = _indexes(meta, WAITING)  # the last is the game's (or the private) waiting index
+        oldest = [mid for mid in self.redis.zrange(indexes[-1], 0, 1) if mid.decode() != meta.id]
+        if not oldest:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for mid in oldest:
+            pipe.exists(_key(mid.decode(), "meta"))
+        gone = [mid for mid, alive in zip(oldest, pipe.execute(), strict=True) if not alive]
+        if gone:
+            for index in indexes:
+                pipe.zrem(index, *gone)
+            pipe.execute()
 
     def load(self, match_id: str, *, state: bool = True, idempotency_key: str | None = None) -> Loaded | None:
         """The match's meta, and optionally its encoded state and an idempotency record, in one round
@@ -355,15 +452,30 @@ class Store:
         node = cluster.get_redis_connection(cluster.get_node_from_key(keys[0]))
         pipe = node.pipeline(transaction=False)
         script(keys=keys, args=args, client=pipe)
-        pipe.execute_command("WAIT", self.wait_replicas, WAIT_MS)
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
         try:
             reply, acked = pipe.execute()
         except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
             cluster.nodes_manager.initialize()  # a failover moved the slot: the next call finds it
             raise
         if int(acked) < self.wait_replicas:
-            raise redis.TimeoutError(f"the write reached {acked} of {self.wait_replicas} replica(s) in time")
+            raise ReplicasMissing(int(acked), self.wait_replicas, self.wait_ms)
         return reply
+
+    def replicas_missing(self) -> str | None:
+        """Why match writes cannot be confirmed (a master with fewer connected replicas than
+        ``wait_replicas``), or ``None``: ``/readyz`` tells the operator rather than every write failing
+        with a bare 503."""
+        if not self.wait_replicas:
+            return None
+        cluster: RedisCluster = self.redis  # type: ignore[assignment]
+        fewest = min(
+            int(cluster.get_redis_connection(node).info("replication").get("connected_slaves", 0))
+            for node in cluster.get_primaries()
+        )
+        if fewest >= self.wait_replicas:
+            return None
+        return f"a master has {fewest} of the {self.wait_replicas} replica(s) writes wait for; {REPLICAS_FIX}"
 
     def exists(self, match_id: str) -> bool:
         return bool(self.redis.exists(_key(match_id, "meta")))
@@ -384,6 +496,7 @@ class Store:
         """Compare-and-set one change against ``meta.version`` (see ``commit.lua``): a move (a new state
         and a log entry), or a change of who holds the seats (``state`` and ``log_entry`` ``None``).
 
+        ``expire_seconds``: the match's keys expire after so many seconds, or ``KEEP`` or ``PERSIST``.
         ``idempotency`` is ``(key, record, ttl seconds)``: the record is stored under the key with the
         move, and if the key is already taken nothing is written and the stored record comes back.
         """
@@ -497,6 +610,36 @@ class Store:
         set: of two requests at once, one wins and the other learns the winner's job)."""
         return bool(self._claim(keys=[_key(match_id, f"hint:{seat}")], args=[expected or "", job_id, ttl]))
 
+    def hints_in_flight(self, address: str) -> list[str]:
+        """The hint jobs counted against ``address`` (some may be over: the caller checks the jobs)."""
+        return [job_id.decode() for job_id in self.redis.zrange(_hints_key(address), 0, -1)]
+
+    def take_hint_place(self, address: str, job_id: str, limit: int, until: float) -> int:
+        """Count ``job_id`` against ``address`` until ``until`` at the latest, unless ``address`` has
+        ``limit`` hints in flight already (atomic: two requests at once cannot both take the last
+        place).  The hints ``address`` has in flight with ``job_id``, or 0 if it was not counted."""
+        args = [job_id, limit, now(), until]
+        return int(self._take_hint_place(keys=[_hints_key(address)], args=args))
+
+    def drop_hints(self, address: str, job_ids: list[str]) -> None:
+        """Stop counting ``job_ids`` (over, or never enqueued) against ``address``."""
+        if job_ids:
+            self.redis.zrem(_hints_key(address), *job_ids)
+
+    # -- RQ's keys on the queue Redis, where RQ's API has no read of its own ------------------------------
+
+    def in_rq_list(self, key: str, job_id: str) -> bool:
+        """Whether RQ's list ``key`` (a queue, or a queue's hand-over list) holds ``job_id``."""
+        return self.queue.lpos(key, job_id) is not None
+
+    def last_heartbeats(self, worker_keys: list[str]) -> list[str | None]:
+        """The last heartbeat RQ recorded in each worker registration of ``worker_keys`` (``None``: the
+        registration is gone), in one round trip."""
+        pipe = self.queue.pipeline(transaction=False)
+        for key in worker_keys:
+            pipe.hget(key, "last_heartbeat")
+        return [None if beat is None else beat.decode() for beat in pipe.execute()]
+
     # -- events and log -----------------------------------------------------------------------------
 
     def events_after(self, match_id: str, after: str, count: int | None = None) -> list[StoredEvent]:
@@ -516,7 +659,8 @@ class Store:
 
     def subscriber(self) -> PubSub:
         """A pub/sub connection for :func:`notify_channel` messages (its own connection of the pool)."""
-        return self.redis.pubsub(ignore_subscribe_messages=False)
+        pubsub: PubSub = self.redis.pubsub(ignore_subscribe_messages=False)
+        return pubsub
 
     def action_log(self, match_id: str) -> list[dict[str, Any]]:
         return [json.loads(row) for row in self.redis.lrange(_key(match_id, "log"), 0, -1)]

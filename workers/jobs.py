@@ -1,8 +1,9 @@
-"""The RQ jobs: a bot seat's turn, a hint for a human seat, and the sweep for lost bot turns; and the
-move played for a human seat out of time (:func:`time_out`, called by the workers' clock loop).
+"""The RQ jobs: a bot seat's turn, a hint for a human seat, the move played for a human seat out of time
+(:func:`play_timeout`, announced by the clock keepers through :func:`hand_over`, and by the API when it
+refuses a late move), and the sweep for lost bot turns.
 
 A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
-was enqueued for.  A bot move is written through :meth:`service.play.Matches.play`, the compare-and-set
+was enqueued for.  A bot move is written through :meth:`service.matches.Matches.bot_move`, the compare-and-set
 path of human moves, so a job that runs twice or late can never apply a move twice: the second commit
 finds the version moved and does nothing.
 
@@ -23,20 +24,21 @@ from typing import Any
 import redis
 from rq.job import Job
 
-from engine.ai import DEFAULT_THINK_MS, choose_action
+from engine.ai import choose_action
 from engine.core import Action, Game
 from engine.registry import GAMES
-from service.bots import is_bot, lane_of, think_ms_of
 from service.config import Config
-from service.play import Matches
-from service.store import ACTIVE, MatchMeta, connect_store, now
+from service.matches.bots import is_bot, lane_of, lane_of_level, think_budget, think_ms_of
+from service.matches.operations import Matches
+from service.store import ACTIVE, Loaded, MatchMeta, connect_store, now
 
 log = logging.getLogger(__name__)
 
 #: What :func:`play_bot_turn` did, as its job result (and log line).
 MOVED, STALE, NOT_A_BOT, GONE = "moved", "stale", "not-a-bot", "gone"
-#: What :func:`time_out` found besides those: no deadline pending, or one not due yet.
-NO_DEADLINE, NOT_DUE = "no-deadline", "not-due"
+#: What :func:`time_out` found besides those: no deadline pending, or one not due yet; and what
+#: :func:`hand_over` did with a decision out of time.
+NO_DEADLINE, NOT_DUE, HANDED_OVER = "no-deadline", "not-due", "handed-over"
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def take_turns(
         return Turns(skip, 0)
     assert loaded is not None and meta is not None and meta.to_move is not None
     game = matches.games[meta.game]
-    state = game.decode(loaded.state)
+    state = game.decode(loaded.encoded_state())
     lane = lane_of(meta.seats[meta.to_move])
     deadline = time.monotonic() + slice_seconds
     played = 0
@@ -115,7 +117,7 @@ def take_turns(
         bot = meta.seats[seat]
         try:
             action = decide_blind(game, state, seat, level or bot["level"], think_ms_of(bot))
-            outcome = matches.play(meta, state, seat, action, respond=False, announce=False)
+            outcome = matches.bot_move(meta, state, seat, action, announce=False)
         except Exception:
             if not played:
                 raise  # this job's own turn: RQ retries it, then the fallback plays
@@ -176,37 +178,104 @@ def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: i
     if loaded is None or loaded.meta.version != version or loaded.meta.to_move != seat:
         return answer
     game = matches.games[loaded.meta.game]
-    answer["action"] = decide_blind(game, game.decode(loaded.state), seat, level, think_ms)
+    answer["action"] = decide_blind(game, game.decode(loaded.encoded_state()), seat, level, think_ms)
     return answer
 
 
-def time_out(matches: Matches, match_id: str, at: float | None = None) -> str:
-    """Play the pending decision of ``match_id`` if its human seat is out of time at ``at`` (default:
-    now): a bot of the clock's ``on_timeout`` level decides, seeing only what the seat sees, and the
-    move is committed like the seat's own (:meth:`Matches.play` with ``timed_out``, which also counts
-    the timeout and hands the seat to the bot after too many).  Whatever it finds, the match's entry
-    in the deadline index ends up right: removed, put back at its real deadline, or renewed by the
-    commit."""
-    at = now() if at is None else at
-    loaded = matches.store.load(match_id)
-    clock = loaded.meta.clock if loaded is not None else None
-    if loaded is None or clock is None or clock["deadline"] is None or loaded.meta.status != ACTIVE:
+def _out_of_time(matches: Matches, match_id: str, meta: MatchMeta | None, at: float) -> str | None:
+    """``None`` if the human decision pending in ``meta`` is out of time at ``at``; else why not, with the
+    match's entry in the deadline index put right (removed, or back at its real deadline: the index was
+    behind the match, e.g. a move landed after the claim)."""
+    clock = meta.clock if meta is not None else None
+    if meta is None or clock is None or clock["deadline"] is None or meta.status != ACTIVE:
         matches.store.set_deadline(match_id, None)
-        return GONE if loaded is None else NO_DEADLINE
-    meta, deadline = loaded.meta, clock["deadline"]
-    if deadline > at:  # the index was behind the match (a move landed after the claim)
-        matches.store.set_deadline(match_id, deadline)
+        return GONE if meta is None else NO_DEADLINE
+    if clock["deadline"] > at:
+        matches.store.set_deadline(match_id, clock["deadline"])
         return NOT_DUE
+    return None
+
+
+def hand_over(matches: Matches, match_id: str, at: float | None = None) -> str:
+    """What a clock keeper does with a deadline it claimed, if the match's pending decision is out of
+    time at ``at`` (default: now).  A ``random`` or ``easy`` timeout takes a millisecond or two, as
+    much as announcing a job would cost, so the keeper plays it at once; a searching level's thinking
+    goes to the thinking lane as the job ``timeout-<match>-<version>``
+    (:meth:`service.matches.bots.BotQueue.timeout_due`, :data:`HANDED_OVER`), so no level and no number of
+    timeouts can hold the keeper up.  A quick timeout that fails is handed to the quick lane, whose job
+    retries it, then plays a random move."""
+    loaded, skip = _due(matches, match_id, now() if at is None else at)
+    if skip is not None:
+        return skip
+    assert loaded is not None and loaded.meta.clock is not None
+    level = loaded.meta.clock["on_timeout"]
+    if lane_of_level(level) == "quick":
+        try:
+            return _play_out_of_time(matches, loaded, level)
+        except Exception:  # the lane's job retries it, then falls back to a random move
+            log.exception("clocks: timeout of match %s failed; handing it to its lane", match_id)
+    matches.bots.timeout_due(match_id, loaded.meta.version, level)
+    return HANDED_OVER
+
+
+def time_out(matches: Matches, match_id: str, at: float | None = None, level: str | None = None) -> str:
+    """Play the pending decision of ``match_id`` if its human seat is out of time at ``at`` (default:
+    now), with a bot of ``level`` (default: the clock's ``on_timeout``; see :func:`_play_out_of_time`).
+    Whatever it finds, the match's entry in the deadline index ends up right: removed, put back at its
+    real deadline, or renewed by the commit."""
+    loaded, skip = _due(matches, match_id, now() if at is None else at)
+    if skip is not None:
+        return skip
+    assert loaded is not None and loaded.meta.clock is not None
+    return _play_out_of_time(matches, loaded, level or loaded.meta.clock["on_timeout"])
+
+
+def _due(matches: Matches, match_id: str, at: float) -> tuple[Loaded | None, str | None]:
+    """The match, and ``None`` if its pending decision is out of time at ``at``, else why not (see
+    :func:`_out_of_time`)."""
+    loaded = matches.store.load(match_id)
+    return loaded, _out_of_time(matches, match_id, loaded.meta if loaded is not None else None, at)
+
+
+def _play_out_of_time(matches: Matches, loaded: Loaded, level: str) -> str:
+    """A bot of ``level`` decides for the human seat out of time, seeing only what the seat sees, and
+    the move is committed like the seat's own (:meth:`Matches.timeout_move`, which also
+    counts the timeout and hands the seat to the bot after too many).  A second run, or a move that
+    landed in time, loses the compare-and-set on the version."""
+    meta = loaded.meta
     assert meta.to_move is not None
     game = matches.games[meta.game]
-    state = game.decode(loaded.state)
-    level = clock["on_timeout"]
-    action = decide_blind(game, state, meta.to_move, level, DEFAULT_THINK_MS[level])
-    played = matches.play(meta, state, meta.to_move, action, respond=False, timed_out=True)
+    state = game.decode(loaded.encoded_state())
+    action = decide_blind(game, state, meta.to_move, level, think_budget(level)[1])
+    played = matches.timeout_move(meta, state, meta.to_move, action)
     if played.meta is None:  # the seat moved in time after all, or the match is gone
         return GONE if played.commit.gone else STALE
-    log.info("timeout %s v%s: seat %s played by a %s bot", match_id, meta.version, meta.to_move, level)
+    log.info("timeout %s v%s: seat %s played by a %s bot", meta.id, meta.version, meta.to_move, level)
     return MOVED
+
+
+def play_timeout(match_id: str, version: int) -> str:
+    """RQ job ``timeout-<match>-<version>`` (see :meth:`service.matches.bots.BotQueue.timeout_due`): the
+    timeout of the decision pending at ``version``, judged again on the stored match."""
+    outcome = time_out(current(), match_id)
+    log.debug("timeout job %s v%s: %s", match_id, version, outcome)
+    return outcome
+
+
+def timeout_failed(
+    job: Job,
+    connection: redis.Redis,
+    exc_type: type[BaseException] | None,
+    exc: BaseException | None,
+    traceback: TracebackType | None,
+) -> None:
+    """RQ failure callback of a timeout, after every failed attempt: once the retries are spent, a
+    random bot plays the decision, so no clock stays stuck on a bot that keeps failing."""
+    if job.retries_left:
+        return
+    match_id, version = job.args
+    log.warning("timeout %s v%s failed for good (%s): playing a random move", match_id, version, exc_type)
+    time_out(current(), match_id, level="random")
 
 
 def sweep() -> int:

@@ -1,17 +1,22 @@
 """``tabletop worker``: RQ workers playing bot turns and hints, in lanes, over a Redis that may go away.
 
-One ``tabletop worker`` runs, by default, a process per lane (:data:`service.bots.LANES`):
+One ``tabletop worker`` runs, by default, a process per lane (:data:`service.matches.bots.LANES`):
 
 * the quick lane (``bots-quick``): turns of ``random`` and ``easy`` bots;
 * the thinking lane (``bots``, then ``hints``): turns of the searching bots, then hints;
 
-so a flood of long thinking can never delay a quick bot's move, and hints wait for bot turns.  Plus a
-child process enqueueing :func:`workers.jobs.sweep` every ``sweep_seconds`` (RQ's cron scheduler), and
-the clock keeper: a child process that claims the deadlines due from the match clocks' index and plays
-those decisions (:func:`workers.jobs.time_out`).  It polls the index every ``CLOCK_POLL`` seconds
-rather than scheduling an RQ job per deadline: a deadline moves with every move of its match, and
-RQ's scheduler looks for due jobs only once a second, which alone would make timeouts up to a second
-late.
+so a flood of long thinking can never delay a quick bot's move, and hints wait for bot turns (``random``
+and ``easy`` hints take the quick lane).  Plus a child process enqueueing :func:`workers.jobs.sweep`
+every ``sweep_seconds`` (RQ's cron scheduler), and the clock keeper: a child process that claims the
+deadlines due from the match clocks' index (:func:`workers.jobs.hand_over`): a ``random`` or ``easy``
+timeout it plays at once (a millisecond or two, no more than handing it over would cost), a searching
+level's it hands to the thinking lane (:func:`workers.jobs.play_timeout`).  The keeper never thinks, so
+no number of ``hard`` timeouts can hold up another match's ``easy`` one.  It polls the index every
+``CLOCK_POLL`` seconds rather than scheduling an RQ job per deadline: a deadline moves with every move
+of its match, and RQ's scheduler looks for due jobs only once a second, which alone would make
+timeouts up to a second late.  A claim holds for ``CLOCK_LEASE`` seconds: a keeper that dies after
+claiming, or whose claim's reply is lost, delays a timeout by that much, and the claim that follows
+plays it, or announces the same job (one per decision).
 
 Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
@@ -46,9 +51,9 @@ from rq.worker import WorkerStatus
 
 from engine.registry import GAMES
 from service import logs
-from service.bots import LANES, THINK_QUEUE, WORKER_TTL
 from service.config import Config
-from service.play import Matches
+from service.matches.bots import LANES, THINK_QUEUE, WORKER_TTL
+from service.matches.operations import Matches
 from service.store import STORAGE_ERRORS, connect, connect_store, now
 from workers import jobs
 
@@ -58,10 +63,12 @@ log = logging.getLogger(__name__)
 BACKOFF = (0.5, 5.0)
 #: The clock keeper: seconds between looks at the deadline index when nothing was due; deadlines
 #: claimed per look (several keepers share a burst); seconds a claim holds before the deadline is due
-#: again (a keeper that died with it).
+#: again (a keeper that died with it, or lost the claim's reply).  A keeper never thinks, so the lease
+#: need not cover any thinking; a decision whose job waits in its lane past the lease is claimed again
+#: and the announcement finds the job there.
 CLOCK_POLL = 0.1
 CLOCK_CLAIM = 16
-CLOCK_LEASE = 30.0
+CLOCK_LEASE = 2.0
 
 #: RQ's functions that log one INFO line per job taken or finished (a busy worker wrote 556 KB of
 #: them in 6.5 minutes); :func:`_per_job_lines_at_debug` moves those lines to DEBUG.
@@ -175,8 +182,8 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
 
 
 def keep_clocks(config: Config, parent: int) -> None:
-    """Child process: play the decisions of human seats out of time, until the parent worker is gone,
-    riding out Redis outages like the lanes."""
+    """Child process: play (quick levels) or hand to the thinking lane the decisions of human seats out
+    of time, until the parent worker is gone, riding out Redis outages like the lanes."""
     matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
     delay = BACKOFF[0]
     while os.getppid() == parent:
@@ -190,7 +197,7 @@ def keep_clocks(config: Config, parent: int) -> None:
             time.sleep(CLOCK_POLL)
         for match_id in due:
             try:
-                jobs.time_out(matches, match_id)
+                jobs.hand_over(matches, match_id)
             except Exception:  # one match's failure must not stop every clock: due again after the lease
                 log.exception("clocks: timeout of match %s failed", match_id)
 

@@ -46,3 +46,28 @@ export const place: Schemas["ChinaAction"] = { type: "place", piece: "house", ta
 export function move(action: Schemas["Action"], version: number): Schemas["ActionRequest"] {
   return { action, expected_version: version };
 }
+
+/** A match request as the README writes it: a seat is a human's unless it says otherwise. */
+export const request: Schemas["CreateMatch"] = {
+  game: "china",
+  seats: [{ name: "me" }, { name: "a bot", kind: "bot", level: "easy" }, { kind: "open" }],
+};
+
+/** One status type wherever a match's status appears: matches, move results and event pages. */
+export function progress(answer: Schemas["Match"] | Schemas["MoveResult"] | Schemas["EventsPage"]): string {
+  const status: Schemas["MatchStatus"] = answer.status;
+  switch (status) {
+    case "waiting":
+      return "waiting for players";
+    case "active":
+      return `version ${answer.version}: in play`;
+    case "finished":
+      return "over";
+    case "aborted":
+      return "abandoned";
+    default: {
+      const unknown: never = status; // every status is handled: a new one fails to compile
+      return unknown;
+    }
+  }
+}

@@ -78,7 +78,11 @@ export class Api {
     return new Api(creatorToken).post(`/v1/matches/${encodeURIComponent(id)}/cancel`, undefined);
   }
   resign(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/resign`, undefined); }
+  /** Takes my away seat back (a bot played it after my timeouts); 409 `not_away` when it is mine already. */
+  returnToSeat(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/return`, undefined); }
   rematch(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/rematch`, undefined); }
+  /** Says no to the rematch of finished match `id` (this seat's token of it): declines or withdraws it. */
+  declineRematch(id) { return this.post(`/v1/matches/${encodeURIComponent(id)}/rematch/decline`, undefined); }
 
   hint(id, level) { return this.call("POST", `/v1/matches/${encodeURIComponent(id)}/hint`, {body: {level}}); }
   job(jobId) { return this.call("GET", `/v1/jobs/${encodeURIComponent(jobId)}`); }

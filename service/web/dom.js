@@ -71,3 +71,8 @@ export function keyed(el, key) {
   el.setAttribute("data-key", key);
   return el;
 }
+
+/** "1 card", "2 cards": a number with its noun. */
+export function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

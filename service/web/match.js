@@ -2,7 +2,8 @@
 // Everything comes from the public v1 API: the match document (the caller's view), the legal actions,
 // the game's action schemas and rules, and the event long-poll for live updates.
 import {Api, ApiError, fragment, tokenFromFragment} from "./api.js";
-import {clear, colour, h, s as svg, words} from "./dom.js";
+import {clear, colour, count, h, s as svg, words} from "./dom.js";
+import {describeServiceEvent, endingText, offerEndedText} from "./events.js";
 import {parseRules, ruleIds} from "./rules.js";
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -12,6 +13,9 @@ const $ = (id) => document.getElementById(id);
 const state = {
   match: null, game: null, rules: new Map(), board: null, legal: [], legalVersion: null,
   after: "0-0", busy: false, hinted: null, log: [],
+  // A finished match's rematch as a spectator sees it ({status: "expired"} once it is gone), how its
+  // offer ended (the reason of the last rematch_declined event), and the match_over event read.
+  rematch: null, offerEnded: null, over: null, drawn: null,
 };
 
 function seatName(seat) {
@@ -23,8 +27,10 @@ function seatColour(seat) {
   return state.board?.seatColour ? state.board.seatColour(state.match.view, seat) : colour(null, seat);
 }
 
+/** What a board module draws with: names and colours of seats, my seat, the game document (with the
+ * board as data) and the view being drawn. */
 function ctx() {
-  return {seatName, seatColour, you: state.match?.your_seat ?? null, game: state.game};
+  return {seatName, seatColour, you: state.match?.your_seat ?? null, game: state.game, view: state.match?.view};
 }
 
 /** An action in words: the board's own phrasing, else its type and parameters. */
@@ -52,11 +58,15 @@ function describeEvent(ev) {
   if (own) return own;
   const who = ev.seat !== undefined && ev.seat !== null ? `${seatName(ev.seat)}: ` : "";
   if (ev.type === "action") return `${who}${describe(ev.action)}${ev.auto ? " (forced)" : ""}`;
-  if (ev.type === "match_created") return `Match created: ${ev.seats.map((s) => s.name).join(", ")}`;
+  const service = describeServiceEvent(ev, seatName);
+  if (service) return service;
+  // An event the game's module does not phrase: its type and figures, leaving out what is hidden (null).
   const skip = new Set(["id", "type", "seat", "rule", "visible_to"]);
-  const params = Object.entries(ev).filter(([k]) => !skip.has(k))
+  const params = Object.entries(ev).filter(([k, v]) => !skip.has(k) && v !== null && v !== undefined)
     .map(([k, v]) => `${words(k)} ${typeof v === "object" ? JSON.stringify(v) : words(v)}`);
-  return `${who}${words(ev.type)}${params.length ? ": " + params.join(", ") : ""}${ev.rule ? ` (${ev.rule})` : ""}`;
+  const what = words(ev.type);
+  return `${who}${what[0].toUpperCase()}${what.slice(1)}${params.length ? ": " + params.join(", ") : ""}` +
+    `${ev.rule ? ` (${ev.rule})` : ""}.`;
 }
 
 function renderPlayers() {
@@ -67,7 +77,8 @@ function renderPlayers() {
     h("th", {scope: "col"}, "Score"))));
   const body = h("tbody");
   for (const s of m.seats) {
-    const who = s.kind === "bot" ? `bot, ${s.level}` : s.kind === "open" ? "open seat" : "human";
+    const who = s.away ? `away: a ${s.level} bot plays` : s.kind === "bot" ? `bot, ${s.level}` :
+      s.kind === "open" ? "open seat" : "human";
     const marks = [];
     if (m.to_move === s.seat) marks.push("to move");
     if (m.your_seat === s.seat) marks.push("you");
@@ -88,13 +99,15 @@ function renderTurn() {
   const m = state.match;
   const el = clear($("turn"));
   const pending = m.view?.pending;
+  el.hidden = m.status !== "active";  // nobody decides: no empty box
   if (m.status !== "active") {
     $("status").textContent = m.status === "finished" ? "The match is over." :
-      m.status === "waiting" ? "Waiting for players." : `Match ${m.status}.`;
+      m.status === "waiting" ? "Waiting for players." : endingText(state.over) || `Match ${m.status}.`;
     return;
   }
-  const mine = m.to_move !== null && m.to_move === m.your_seat;
-  $("status").textContent = mine ? "Your turn." : `Waiting for ${seatName(m.to_move)}.`;
+  const mine = myDecision(m);
+  $("status").textContent = away(m) ? "A bot is playing for you." : mine ? "Your turn." :
+    `Waiting for ${seatName(m.to_move)}.`;
   el.append(h("h2", {}, mine ? "Your decision" : `${seatName(m.to_move)} decides`));
   if (m.clock?.deadline) {
     el.append(h("p", {class: "clock"}, "Time left: ", h("span", {id: "clock", "data-deadline": m.clock.deadline}, ""),
@@ -115,10 +128,20 @@ function tick() {
   el.textContent = left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`;
 }
 
+/** Whether my seat is away: a bot plays it after my timeouts, until I come back ("I'm back") or move. */
+function away(m) {
+  return m.your_seat !== null && Boolean(m.seats[m.your_seat]?.away);
+}
+
+/** Whether the pending decision is mine to take here (not while a bot plays my seat). */
+function myDecision(m) {
+  return m.status === "active" && m.your_seat !== null && m.to_move === m.your_seat && !away(m);
+}
+
 function renderActions() {
   const m = state.match;
   const box = $("choices");
-  const mine = m.status === "active" && m.your_seat !== null && m.to_move === m.your_seat;
+  const mine = myDecision(m);
   box.hidden = !mine;
   const list = clear($("actions"));
   list.dataset.version = mine ? String(m.version) : "";
@@ -150,35 +173,71 @@ function renderActions() {
   wireBoard();
 }
 
-/** Joining a waiting match, cancelling it (its creator), resigning, and a rematch once it is over. */
+/** Joining a waiting match, cancelling it (its creator), withdrawing a rematch offer, coming back to an
+ * away seat, resigning, and a rematch once it is over (offering, joining or declining it). */
 function renderLifecycle() {
   const m = state.match;
   const frag = fragment();
   // Redrawn only when what it shows changes: a refresh must not swap the join form (and the name being
   // typed into it, or the button being pressed) for a new one.
-  const key = JSON.stringify([m.status, m.your_seat, m.open_seats, m.rematch, frag.get("creator")]);
+  const key = JSON.stringify([m.status, m.your_seat, m.open_seats, m.rematch, frag.get("creator"), away(m),
+    state.rematch?.status, state.offerEnded, m.seats.filter((s) => s.kind === "open").length]);
   if ($("lifecycle").dataset.key === key) return;
   $("lifecycle").dataset.key = key;
   const el = clear($("lifecycle"));
-  const items = [];
-  if (m.status === "waiting") {
-    const open = m.open_seats || [];
-    items.push(h("p", {}, `Waiting for ${open.length} more player${open.length === 1 ? "" : "s"} to join.`));
-    if (m.your_seat === null && open.length) {
-      const name = h("input", {id: "join-name", "aria-label": "Your name", value: "", maxlength: 40, required: true,
-        placeholder: "your name"});
-      items.push(h("form", {id: "join-form", class: "seat-row", onsubmit: (e) => { e.preventDefault(); join(name.value); }},
-        h("label", {}, "Name ", name), h("button", {type: "submit", class: "primary"}, "Join this match")));
-    }
-    if (frag.get("creator")) items.push(h("button", {type: "button", id: "cancel", onclick: cancel}, "Cancel the match"));
-  } else if (m.status === "active" && m.your_seat !== null) {
-    items.push(h("button", {type: "button", id: "resign", onclick: resign}, "Resign (a bot takes your seat)"));
-  } else if (m.status === "finished" && m.your_seat !== null) {
-    items.push(m.rematch ? h("p", {}, "A rematch was asked for: ") : null,
-      h("button", {type: "button", id: "rematch", onclick: rematch}, m.rematch ? "Join the rematch" : "Rematch"));
-  }
+  const items = m.status === "waiting" ? waitingItems(m, frag) : m.status === "active" ? activeItems(m) :
+    m.status === "finished" ? finishedItems(m) : [];
   el.hidden = !items.length;
   el.append(...items.filter(Boolean));
+}
+
+function waitingItems(m, frag) {
+  const items = [];
+  const open = m.seats.filter((s) => s.kind === "open").length;  // a rematch's seats kept for its players too
+  items.push(h("p", {}, `Waiting for ${count(open, "more player")} to take their seat.`));
+  if (m.your_seat === null && (m.open_seats || []).length) {
+    const name = h("input", {id: "join-name", "aria-label": "Your name", value: "", maxlength: 40, required: true,
+      placeholder: "your name"});
+    items.push(h("form", {id: "join-form", class: "seat-row", onsubmit: (e) => { e.preventDefault(); join(name.value); }},
+      h("label", {}, "Name ", name), h("button", {type: "submit", class: "primary"}, "Join this match")));
+  }
+  if (frag.get("creator")) items.push(h("button", {type: "button", id: "cancel", onclick: cancel}, "Cancel the match"));
+  if (m.your_seat !== null && frag.get("rematch_of") && frag.get("rematch_of_token")) {
+    items.push(h("button", {type: "button", id: "withdraw-rematch", onclick: withdrawRematch}, "Withdraw the offer"));
+  }
+  return items;
+}
+
+function activeItems(m) {
+  if (m.your_seat === null) return [];
+  const items = [];
+  if (away(m)) {
+    items.push(h("p", {id: "away-notice", class: "notice"}, "You were away: a bot is playing for you."),
+      h("button", {type: "button", id: "back", class: "primary", onclick: comeBack}, "I'm back"));
+  }
+  items.push(h("button", {type: "button", id: "resign", onclick: resign}, "Resign (a bot takes your seat)"));
+  return items;
+}
+
+/** Whether my seat is still my own: a human's, or away (its player never left); not one I resigned. */
+function holdsSeat(m) {
+  const seat = m.your_seat === null ? null : m.seats[m.your_seat];
+  return Boolean(seat && (seat.kind === "human" || seat.away));
+}
+
+/** A player of a finished match decides on a rematch. */
+function finishedItems(m) {
+  if (!holdsSeat(m)) return [];
+  const offer = m.rematch ? state.rematch?.status : null;
+  const again = h("button", {type: "button", id: "rematch", onclick: rematch}, "Rematch");
+  if (!offer) return [again];
+  if (offer === "expired") return [h("p", {id: "rematch-outcome"}, "The rematch offer expired."), again];
+  if (offer === "aborted") return [h("p", {id: "rematch-outcome"}, offerEndedText(state.offerEnded))];
+  const watch = h("a", {href: `/play/${encodeURIComponent(m.rematch)}`}, "the rematch");
+  if (offer !== "waiting") return [h("p", {id: "rematch-outcome"}, "The rematch is under way: watch ", watch, ".")];
+  return [h("p", {}, "A rematch was offered."),
+    h("button", {type: "button", id: "rematch", class: "primary", onclick: rematch}, "Join the rematch"),
+    h("button", {type: "button", id: "decline-rematch", onclick: declineRematch}, "Decline")];
 }
 
 /** Replaces the seat token in the URL fragment (kept there so a reload keeps the seat; never sent). */
@@ -224,14 +283,38 @@ function resign() {
   return lifecycleCall(() => api.resign(matchId));
 }
 
+/** Back from away: only this explicit call gives the seat back (reading the match or its legal actions
+ * never does).  A second press, or another tab of mine, may find the seat mine already: no refusal. */
+function comeBack() {
+  return lifecycleCall(async () => {
+    try {
+      await api.returnToSeat(matchId);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "not_away") throw err;
+    }
+  });
+}
+
+/** The rematch's page keeps this match's id and token (in the fragment, never sent), so its offerer can
+ * withdraw the offer there: only a seat token of the finished match says no to its rematch. */
 async function rematch() {
   try {
     const next = await api.rematch(matchId);
-    location.assign(`/play/${encodeURIComponent(next.match_id)}#${new URLSearchParams({token: next.token})}`);
+    const frag = new URLSearchParams({token: next.token, rematch_of: matchId, rematch_of_token: api.token});
+    location.assign(`/play/${encodeURIComponent(next.match_id)}#${frag}`);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     showRefusal(err);
   }
+}
+
+function declineRematch() {
+  return lifecycleCall(() => api.declineRematch(matchId));
+}
+
+function withdrawRematch() {
+  const frag = fragment();
+  return lifecycleCall(() => new Api(frag.get("rematch_of_token")).declineRematch(frag.get("rematch_of")));
 }
 
 /** The keys an action names: each parameter as "name:value" and as its bare value. */
@@ -308,7 +391,7 @@ function renderResult() {
     winners.map(seatName).join(", ")));
   if (r.scores) {
     const order = r.ranking || r.scores.map((_, i) => i);
-    el.append(h("ol", {class: "ranking"}, order.map((seat) => h("li", {}, `${seatName(seat)}: ${r.scores[seat]} points`))));
+    el.append(h("ol", {class: "ranking"}, order.map((seat) => h("li", {}, `${seatName(seat)}: ${count(r.scores[seat], "point")}`))));
   }
   if (r.tiebreak) el.append(h("p", {}, `Tie-break: ${typeof r.tiebreak === "string" ? r.tiebreak : JSON.stringify(r.tiebreak)}`));
   el.append(h("details", {}, h("summary", {}, "Full result"), h("pre", {}, JSON.stringify(r, null, 1))));
@@ -332,6 +415,7 @@ function render() {
   const m = state.match;
   $("title").textContent = `${state.game?.title || m.game} · ${m.id}`;
   document.title = `Tabletop · ${state.game?.title || m.game}`;
+  document.body.dataset.version = String(m.version);  // the version drawn (browser tests watch it)
   renderPlayers();
   renderTurn();
   renderLifecycle();
@@ -357,7 +441,17 @@ function hideRefusal() {
   $("refusal").hidden = true;
 }
 
-async function refresh() {
+/** Whether an error is the network's or the server's passing trouble (worth a retry), not an answer. */
+function transient(err) {
+  return !(err instanceof ApiError) || err.status >= 500 || err.status === 429;
+}
+
+/** Fetches the match (and my legal actions when the decision is mine, never while my seat is away:
+ * the server refuses them then, 403 `seat_away`, until "I'm back"; and a finished match's
+ * rematch) and draws it, unless a newer refresh was asked for meanwhile: its answer may predate that
+ * move or event, and drawing it would roll the board back for a moment (a person, or a test, could then
+ * click an action already gone). */
+async function load() {
   let m;
   try {
     m = await api.match(matchId);
@@ -367,19 +461,75 @@ async function refresh() {
     api.token = null;
     m = await api.match(matchId);
   }
-  state.match = m;
-  state.legal = [];
-  if (m.status === "active" && m.your_seat !== null && m.to_move === m.your_seat) {
+  let legal = [];
+  if (myDecision(m)) {
     try {
-      const legal = await api.legal(matchId);
-      if (legal.version === m.version) state.legal = legal.actions;
-      else return refresh();
+      const page = await api.legal(matchId);
+      if (page.version !== m.version) return load();
+      legal = page.actions;
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (transient(err)) throw err;
     }
   }
+  const rematch = await rematchOf(m);
+  if (refreshing.again) return;
+  // The same document again (the first events' refresh after the page's load, a lifecycle call that
+  // changed nothing): redrawing would only drop what the person is doing (a narrowed list, a focus).
+  const drawn = JSON.stringify([m, legal, rematch, state.offerEnded, state.over]);
+  if (drawn === state.drawn) return;
+  state.drawn = drawn;
+  state.match = m;
+  state.legal = legal;
+  state.rematch = rematch;
   if (state.hinted && state.hinted.version !== m.version) { state.hinted = null; $("hint-out").textContent = ""; }
   render();
+}
+
+/** The rematch of a finished match I played, as a spectator sees it (its seats' tokens are not this
+ * page's); {status: "expired"} when the offer expired unclaimed (it may be made again). */
+async function rematchOf(m) {
+  if (m.status !== "finished" || !m.rematch || !holdsSeat(m)) return null;
+  try {
+    const doc = await new Api(null).match(m.rematch);
+    return {status: doc.status};
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return {status: "expired"};
+    throw err;
+  }
+}
+
+/** One refresh at a time: refreshes asked for while one runs (a move's answer and its event arrive
+ * together) become one more run after it, so answers are drawn in the order they were asked for.
+ * A passing failure is retried: dropping it would leave the board frozen on an old state, because
+ * the event that announced the new one has already been read. */
+const refreshing = {run: null, again: false};
+
+function refresh() {
+  if (refreshing.run) {
+    refreshing.again = true;
+    return refreshing.run;
+  }
+  refreshing.run = (async () => {
+    let delay = 500;
+    try {
+      do {
+        refreshing.again = false;
+        try {
+          await load();
+          delay = 500;
+        } catch (err) {
+          if (!transient(err) || !state.match) throw err;
+          $("status").textContent = `Connection problem (${err.message}); retrying…`;
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, 10_000);
+          refreshing.again = true;
+        }
+      } while (refreshing.again);
+    } finally {
+      refreshing.run = null;
+    }
+  })();
+  return refreshing.run;
 }
 
 async function play(action) {
@@ -427,13 +577,23 @@ function appendEvents(events) {
   const ol = $("log");
   for (const ev of events) {
     if (ev.type === "heartbeat") continue;
+    if (ev.type === "match_over") state.over = ev;
+    if (ev.type === "rematch_declined") state.offerEnded = ev.reason;
     ol.append(h("li", {"data-type": ev.type}, describeEvent(ev)));
   }
   while (ol.children.length > 5000) ol.removeChild(ol.firstChild);
   ol.scrollTop = ol.scrollHeight;
 }
 
-/** Follows the match: long-polls events, refreshing the view after each batch, until it ends. */
+/** Whether a match that is over may still change what this page shows: a finished match of mine
+ * whose rematch may still be offered, taken or declined (its events say so). */
+function awaitsRematch() {
+  const m = state.match;
+  return m.status === "finished" && holdsSeat(m) && state.rematch?.status !== "aborted";
+}
+
+/** Follows the match: long-polls events, refreshing the view after each batch, until it ends (and,
+ * for a player of a finished match, until its rematch is settled). */
 async function follow() {
   let delay = 500;
   for (;;) {
@@ -446,7 +606,7 @@ async function follow() {
         await refresh();
       } else if (page.status !== "active" && page.status !== "waiting") {
         if (state.match.status !== page.status) await refresh();
-        return;
+        if (!awaitsRematch()) return;
       }
     } catch (err) {
       $("status").textContent = `Connection problem (${err.message}); retrying…`;
@@ -485,6 +645,8 @@ async function main() {
     play(action);
   });
   setInterval(tick, 1000);
+  // On a phone the board in words would stand between the board and the choices: folded, one tap away.
+  if (matchMedia("(max-width: 700px)").matches) $("summary-box").open = false;
   document.body.dataset.ready = "true";
   follow();
 }

@@ -2,7 +2,8 @@
 openapi-python-client generates from openapi/openapi.json (package ``tabletop_client``).
 
 It reads only typed models (no dict lookups): the created match, legal actions, each move's result,
-the view per game (narrowed by ``isinstance``), the event page, the log and the result per game.
+the view per game (narrowed by ``isinstance``), the event page, the log and the result per game; seats
+leave out what the server defaults (a human's ``kind``, a bot's too), statuses are one enum.
 Checked with ``mypy --strict`` and run against a live server by tests/clients/test_generated_clients.py.
 
 Usage: python play_typed.py BASE_URL  (prints one line per game: game, moves, scores, winners)
@@ -12,13 +13,17 @@ from __future__ import annotations
 
 import random
 import sys
+from typing import assert_never
 
-from tabletop_client import AuthenticatedClient, Client
 from tabletop_client.api.actions import submit_action
 from tabletop_client.api.events import get_events, get_log
+from tabletop_client.api.games import list_games
+from tabletop_client.api.health import get_health
 from tabletop_client.api.matches import create_match, get_legal_actions, get_match
 from tabletop_client.models import (
     ActionRequest,
+    BotSeatRequest,
+    BotSeatRequestLevel,
     ChinaCreatedMatch,
     ChinaCreateMatch,
     ChinaEventsPage,
@@ -37,6 +42,7 @@ from tabletop_client.models import (
     ConfuciusMoveResult,
     ConfuciusView,
     HumanSeatRequest,
+    MatchStatus,
     TajMahalCreatedMatch,
     TajMahalCreateMatch,
     TajMahalEventsPage,
@@ -54,6 +60,8 @@ from tabletop_client.models import (
     YearOfDragonMoveResult,
     YearOfDragonView,
 )
+
+from tabletop_client import AuthenticatedClient, Client
 
 CreateRequest = ChinaCreateMatch | ConfuciusCreateMatch | TajMahalCreateMatch | YearOfDragonCreateMatch
 AnyView = ChinaView | ConfuciusView | TajMahalView | YearOfDragonView
@@ -76,6 +84,25 @@ REQUESTS: list[CreateRequest] = [
         game="year_of_dragon", seats=[HumanSeatRequest(name=f"player {i}") for i in range(2)], seed=7
     ),
 ]
+
+
+#: A bot seat says only what it is: the generated model fills in ``kind`` (a human seat's is left out).
+A_BOT = BotSeatRequest(name="a bot", level=BotSeatRequestLevel.EASY)
+
+
+def progress(status: MatchStatus) -> str:
+    """One status type for matches, move results and event pages: mypy checks every case is handled."""
+    match status:
+        case MatchStatus.WAITING:
+            return "waiting for players"
+        case MatchStatus.ACTIVE:
+            return "in play"
+        case MatchStatus.FINISHED:
+            return "over"
+        case MatchStatus.ABORTED:
+            return "abandoned"
+        case _:
+            assert_never(status)
 
 
 CREATED = (ChinaCreatedMatch, ConfuciusCreatedMatch, TajMahalCreatedMatch, YearOfDragonCreatedMatch)
@@ -111,10 +138,11 @@ def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
         assert isinstance(moved, MOVED) and moved.game == created.game, moved
         assert moved.version == legal.version + 1 and moved.events, moved
         assert isinstance(moved.view, VIEWS), moved.view
+        assert progress(moved.status) == ("in play" if moved.view.to_move is not None else "over"), moved
         view, moves = moved.view, moves + 1
         seat = view.to_move
     page = get_events.sync(match_id, client=anonymous)
-    assert isinstance(page, PAGES) and page.status == "finished", page
+    assert isinstance(page, PAGES) and progress(page.status) == "over", page
     log = get_log.sync(match_id, client=anonymous)
     assert isinstance(log, LOGS), log
     assert log.complete and len(log.entries) == moves
@@ -138,11 +166,16 @@ def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
         detail = f"track {final.result.track_order}, round {final.view.round_}"
     else:
         raise AssertionError(f"not a match document: {final!r}")
-    assert final.status == "finished" and final.your_seat is None
+    assert final.status is page.status is MatchStatus.FINISHED and final.your_seat is None
     return f"{final.game} moves={moves} scores={scores} winners={winners} {detail}"
 
 
 def main() -> None:
+    anonymous = Client(base_url=sys.argv[1], raise_on_unexpected_status=True)
+    # Every operation has a name of its own (operationId), the catalogue and health ones too.
+    assert get_health.sync(client=anonymous) is not None
+    assert list_games.sync(client=anonymous) is not None
+    assert A_BOT.to_dict() == {"name": "a bot", "kind": "bot", "level": "easy"}, A_BOT.to_dict()
     rng = random.Random(15)
     for request in REQUESTS:
         print(play(sys.argv[1], request, rng), flush=True)

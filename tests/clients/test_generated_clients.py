@@ -55,7 +55,12 @@ def python_client(tmp_path_factory) -> Path:
 
 def test_the_typed_script_passes_mypy_strict(python_client):
     env = {**os.environ, "MYPYPATH": str(python_client)}
-    done = run(BIN / "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, SCRIPT, env=env)
+    # An integrator's settings (--strict), not the project's [tool.mypy] (made for `mypy engine`: its
+    # warn_unreachable flags code the generator writes, which no integrator edits).
+    done = run(
+        BIN / "mypy", "--config-file", os.devnull, "--strict", "--no-incremental", "--cache-dir", os.devnull,
+        SCRIPT, env=env,
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success" in done.stdout
 

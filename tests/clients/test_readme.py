@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.api import free_port
-from service.client import ApiError, Client
+from tabletop_client import ApiError, Client
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

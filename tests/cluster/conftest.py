@@ -16,10 +16,10 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
+from devtools.private_cluster import PrivateCluster
+from devtools.private_redis import PrivateRedis
 from service.config import Config
-from service.devcluster import PrivateCluster
-from service.devredis import PrivateRedis
+from service.http.app import create_app
 from tests.service.conftest import TEST_GAMES, make_config
 
 

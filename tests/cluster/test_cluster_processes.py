@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from devtools.private_cluster import Node, PrivateCluster
 from engine.registry import GAMES
-from service.client import Client
-from service.devcluster import Node, PrivateCluster
+from tabletop_client import Client
 from tests.e2e.test_bot_matches import ROOT, WORKER_ENV
 from tests.reliability.processes import ApiServer, bearer, call, stop
 

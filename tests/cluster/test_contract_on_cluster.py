@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service.app import create_app
-from service.devcluster import PrivateCluster
+from devtools.private_cluster import PrivateCluster
+from service.http.app import create_app
 from tests.cluster.conftest import cluster_config
 from tests.contract.test_schemathesis import (  # noqa: F401  (fixtures and tests, run here on the cluster)
     api_schema,
@@ -24,5 +24,7 @@ from tests.service.conftest import TEST_GAMES
 @pytest.fixture(scope="module")
 def app(cluster: PrivateCluster, queue_url: str) -> Flask:
     cluster.flush()
-    config: Any = cluster_config(cluster, queue_url, max_wait_seconds=0.05, stream_max_seconds=0.3)
+    config: Any = cluster_config(  # no hint bound, as in tests/contract/test_schemathesis.py
+        cluster, queue_url, max_wait_seconds=0.05, stream_max_seconds=0.3, max_hints_per_address=0
+    )
     return create_app(config, games=TEST_GAMES)

@@ -41,7 +41,7 @@ from tests.service.test_matches import (  # noqa: F401
 
 
 def test_rate_limits_count_on_the_cluster(redis_client, cluster, queue_url):
-    from service.app import create_app
+    from service.http.app import create_app
     from tests.cluster.conftest import cluster_config
     from tests.service.conftest import TEST_GAMES
 
@@ -53,7 +53,7 @@ def test_rate_limits_count_on_the_cluster(redis_client, cluster, queue_url):
 
 
 def test_clocks_time_out_and_the_sweep_restores_deadlines_on_the_cluster(redis_client, cluster, queue_url):
-    from service.play import Matches
+    from service.matches.operations import Matches
     from service.store import connect_store
     from tests.cluster.conftest import cluster_config
     from tests.service.conftest import TEST_GAMES

@@ -3,8 +3,8 @@ result, event (as each seat and a spectator receive it) and log entry of random 
 game, player count and option set is valid against the spec's components, and the documents the API
 serves for a real match of every game are valid against the operations' response schemas.
 
-The schemas checked are those of the spec the service serves (``service/spec.py`` built from each
-game's ``contract.py``), so a generated client can never be handed something its types deny.
+The schemas checked are those of the spec the service serves (``service/http/spec.py`` built from each
+game's ``outputs.py``), so a generated client can never be handed something its types deny.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pytest
 
 from engine.core import event_visible
 from engine.registry import GAMES
-from service.app import OFFLINE_REDIS_URL, create_app
 from service.config import Config
-from service.spec import pascal, render
+from service.http.app import OFFLINE_REDIS_URL, create_app
+from service.http.spec import pascal, render
 from tests.service.conftest import make_config
 
 #: Playouts per (game, player count, option set); each is a full game.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.play import Matches
+from service.matches.operations import Matches
 from tests.contract.test_game_schemas import (  # noqa: F401  (client: the module's fixture)
     check,
     client,
@@ -60,16 +60,24 @@ def test_lifecycle_answers_and_events_fit_the_spec(client: Any) -> None:  # noqa
     # The seat to move lets its clock run out: a bot decides, and keeps that seat (max_timeouts 1).
     deadline = matches.meta(mid).clock["deadline"]
     assert jobs.time_out(matches, mid, at=deadline + 1) == jobs.MOVED
-    # The other human resigns: no human is left, so the match ends aborted (on_leave: abort).
+    # The other human resigns: the away player may still come back, so the match goes on.  The away
+    # player comes back (POST .../return); once they resign too no player is left, and the match ends
+    # aborted (on_leave: abort).
     meta = matches.meta(mid)
     human = next(i for i, s in enumerate(meta.seats) if s["kind"] == "human")
     resigned = client.post(f"/v1/matches/{mid}/resign", headers=bearer([host, guest][human]))
+    assert resigned.status_code == 200 and resigned.json["status"] == "active", resigned.json
+    check(response_validator("/v1/matches/{match_id}/resign", "post"), "Match", resigned.json, "resigned")
+    back = client.post(f"/v1/matches/{mid}/return", headers=bearer([host, guest][1 - human]))
+    assert back.status_code == 200 and back.json["seats"][1 - human]["kind"] == "human", back.json
+    check(response_validator("/v1/matches/{match_id}/return", "post"), "Match", back.json, "returned")
+    resigned = client.post(f"/v1/matches/{mid}/resign", headers=bearer([host, guest][1 - human]))
     assert resigned.status_code == 200 and resigned.json["status"] == "aborted", resigned.json
     check(response_validator("/v1/matches/{match_id}/resign", "post"), "Match", resigned.json, "resigned")
     page = client.get(f"/v1/matches/{mid}/events").json
     check(events_page, "EventsPage", page, "lifecycle events")
     kinds = [e["type"] for e in page["events"]]
-    for kind in ("seat_joined", "match_started", "timeout", "resigned", "match_over"):
+    for kind in ("seat_joined", "match_started", "timeout", "resigned", "seat_returned", "match_over"):
         assert kind in kinds, kinds
     for event in page["events"]:
         check(validator("YearOfDragonEvent"), "YearOfDragonEvent", event, event["type"])

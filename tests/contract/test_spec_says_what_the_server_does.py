@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.registry import GAMES
-from service.app import create_app
-from service.spec import OPTIONAL_SEAT_NOTE, pascal
+from service.http.app import create_app
+from service.http.spec import OPTIONAL_SEAT_NOTE, pascal
 from tests.contract.test_game_schemas import SPEC
 from tests.service.conftest import make_config
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import redis
 
-from service.app import create_app
-from service.limits import KEY_PREFIX
+from service.http.app import create_app
+from service.http.limits import KEY_PREFIX
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 
 ORIGIN = "https://play.example.com"

@@ -20,10 +20,10 @@ import redis
 from rq.job import Job, JobStatus
 
 from bench.api import free_port, start_server
+from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.bots import bot_job_id
-from service.client import ApiError, Client
-from service.devredis import PrivateRedis
+from service.matches.bots import bot_job_id
+from tabletop_client import ApiError, Client
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Sweep every second; a running job silent for 3 s (heartbeats every second) is presumed dead.

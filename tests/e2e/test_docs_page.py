@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from bench.api import free_port, start_server
-from service.devredis import PrivateRedis
+from devtools.private_redis import PrivateRedis
 from tests.e2e.browser import SCREENSHOT_DIR, confine, launch
 
 

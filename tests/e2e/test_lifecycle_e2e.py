@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.client import Client
-from service.devredis import PrivateRedis
+from tabletop_client import ApiError, Client
 from tests.e2e.test_bot_matches import Worker
 from tests.reliability.processes import ApiServer, bearer, call
 
@@ -138,7 +138,7 @@ def test_a_human_resigns_mid_match_and_a_bot_plays_the_seat_to_the_end(stack: Ap
 
 
 def test_the_python_client_joins_a_private_match_and_plays_it_again(stack: ApiServer) -> None:
-    from service.client import Client as PyClient
+    from tabletop_client import Client as PyClient
 
     api = PyClient(stack.base)
     seats = [{"name": "host"}, {"kind": "open"}]
@@ -152,3 +152,33 @@ def test_the_python_client_joins_a_private_match_and_plays_it_again(stack: ApiSe
     assert left["resigned"] == [1] and left["seats"][1]["kind"] == "bot"
     host = created["tokens"][0]["token"]
     assert api.match(created["id"], host)["your_seat"] == 0
+
+
+def play_out(api: Client, match_id: str, tokens: list[str]) -> dict[str, Any]:
+    """Every seat a person's (``tokens`` by seat): each plays its first legal action until the match is
+    finished; its document."""
+    while True:
+        doc = api.match(match_id)
+        if doc["status"] != "active":
+            return doc
+        seat = doc["to_move"]
+        legal = api.legal_actions(match_id, tokens[seat])
+        api.move(match_id, tokens[seat], legal["actions"][0], legal["version"])
+
+
+def test_the_python_client_declines_a_rematch(stack: ApiServer) -> None:
+    """``Client.decline_rematch`` ends the offer with the finished match's token: the rematch is the
+    answer, aborted; the finished match's feed says it was declined; asking again is refused."""
+    api = Client(stack.base)
+    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}])
+    mid = created["id"]
+    tokens = [t["token"] for t in created["tokens"]]
+    assert play_out(api, mid, tokens)["status"] == "finished"
+    offer = api.rematch(mid, tokens[0])
+    declined = api.decline_rematch(mid, tokens[1])
+    assert declined["id"] == offer["match_id"] and declined["status"] == "aborted"
+    said = [e for e in api.events(mid)["events"] if e["type"] == "rematch_declined"]
+    assert [(e["match_id"], e["reason"]) for e in said] == [(offer["match_id"], "declined")]
+    with pytest.raises(ApiError) as again:
+        api.rematch(mid, tokens[1])
+    assert (again.value.status, again.value.code) == (409, "rematch_declined")

@@ -5,12 +5,17 @@ sets, and may extend :meth:`ContractSuite.check_view_secrets` with game-specific
 here goes through the public contract only (engine/core.py), like the service and the bots do.
 
 What is checked, along random legal playouts drawn by hypothesis:
-- the game ends with a result (scores, total ranking);
+- the game ends with a result holding the fields every game's result has (engine.core.RESULT_FIELDS:
+  scores, a total ranking, the winners at its head, the tie-break) and the published result schema
+  requires them;
 - whenever a seat is to move, ``legal_actions`` is non-empty and every listed action is accepted and
   fits the JSON schema the game publishes for its type (``game.actions``; the API checks moves by it);
 - mutated and foreign actions not in the list are refused with IllegalAction and change nothing;
   an action for the wrong seat is refused with rule ``turn``;
 - ``encode``/``decode`` round-trips; ``clone`` is independent of the original;
+- the cached legal list (engine.core.GameBase) behaves as documented: ``legal_actions`` returns a copy
+  the caller may mutate, the cache always equals the list computed afresh for the same state (after
+  ``apply``, on a clone, on a determinized world), and a clone's moves never change the original's;
 - replaying the action log from the seed reproduces the identical encoding;
 - ``determinize(state, seat)`` keeps everything ``seat`` can see (its view and, when it is to move, its
   legal actions) and depends on nothing else (same rng, different hidden truth -> same sample);
@@ -30,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from engine.core import RULE_TURN, IllegalAction
+from engine.core import RESULT_FIELDS, RULE_TURN, IllegalAction
 from engine.registry import get_game
 
 MAX_DECISIONS = 20_000  # far above any real game; a playout that exceeds it is a bug (no progress)
@@ -46,7 +51,7 @@ def mutations(action: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[
     out: list[dict[str, Any]] = [
         {**action, "type": "no_such_action"},
         {**action, "unexpected": 1},
-        "not an object",  # type: ignore[list-item]
+        "not an object",  # type: ignore[list-item]  # on purpose: apply must refuse a non-object
     ]
     for key, value in action.items():
         if key == "type":
@@ -59,6 +64,7 @@ def mutations(action: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[
             out += [{**action, key: v} for v in (value + 1, value - 1, -1, 10**6)]
             out.append({**action, key: str(value)})
             out.append({**action, key: True})
+            out.append({**action, key: float(value)})  # equal to the legal value, not of its type
         elif isinstance(value, str):
             out.append({**action, key: value + "_x"})
             out.append({**action, key: 0})
@@ -141,6 +147,23 @@ class ContractSuite:
             suppress_health_check=[HealthCheck.too_slow],
         )
 
+    def check_result(self, game: Any, result: dict[str, Any], players: int) -> None:
+        """The fields every game's result has (engine.core.RESULT_FIELDS), and the schema says so."""
+        assert set(RESULT_FIELDS) <= set(result), f"result lacks {set(RESULT_FIELDS) - set(result)}"
+        assert len(result["scores"]) == players
+        assert sorted(result["ranking"]) == list(range(players))
+        winners = result["winners"]
+        assert winners and winners == result["ranking"][: len(winners)], "the winners head the ranking"
+        assert result["tiebreak"] is None or isinstance(result["tiebreak"], str)
+        schema = getattr(game, "result_schema", None)
+        if schema is not None:  # the fixture game publishes no output schemas
+            assert set(RESULT_FIELDS) <= set(schema["required"]), "the result schema must require them"
+        json.dumps(result)
+
+    def fresh_legal(self, game: Any, state: Any) -> str:
+        """The legal list of ``state`` computed afresh (a decoded copy has no cache), canonical."""
+        return canon(game.legal_actions(game.decode(game.encode(state))))
+
     # -- properties ---------------------------------------------------------------------------------
 
     def test_random_play_ends_with_result(self) -> None:
@@ -152,10 +175,7 @@ class ContractSuite:
             game = self.game
             result = game.result(state)
             assert result is not None
-            assert len(result["scores"]) == players
-            assert sorted(result["ranking"]) == list(range(players))
-            assert "tiebreak" in result
-            json.dumps(result)
+            self.check_result(game, result, players)
             # Replay: the log from the seed reproduces the identical encoding.
             replay = game.setup(players, options, seed=seed)
             for action in log:
@@ -278,3 +298,31 @@ class ContractSuite:
                         )
 
         self.check_along_playouts(on_step, pick_offset=3)
+
+    def test_cached_legal_list_is_a_copy_and_always_current(self) -> None:
+        """The documented semantics of the legal-list cache (engine.core.GameBase): ``legal_actions``
+        returns a list the caller owns; the cached list always equals the one computed afresh, after
+        ``apply`` and forced decisions, on a clone and on a determinized world; a clone shares nothing
+        the original could see change."""
+        game = self.game
+
+        def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
+            assert canon(legal) == self.fresh_legal(game, state), "the cached list is stale"
+            mine = game.legal_actions(state)
+            assert mine is not game.legal_actions(state), "each call returns a new list"
+            mine.reverse()
+            mine.append({"type": "no_such_action"})
+            assert canon(game.legal_actions(state)) == canon(legal), "a caller's list changed the cache"
+            child = game.clone(state)
+            assert canon(game.legal_actions(child)) == canon(legal)
+            game.apply(child, legal[step % len(legal)])
+            if game.to_move(child) is not None:
+                assert canon(game.legal_actions(child)) == self.fresh_legal(game, child)
+            assert canon(game.legal_actions(state)) == canon(legal), "a clone's move changed the original"
+            if step % 3 == 0:
+                players = len(game.view(state, None)["players"])
+                for seat in range(players):
+                    world = game.determinize(state, seat, random.Random(step))
+                    assert canon(game.legal_actions(world)) == self.fresh_legal(game, world)
+
+        self.check_along_playouts(on_step, pick_offset=4)

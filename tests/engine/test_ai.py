@@ -123,8 +123,8 @@ def test_unknown_level_is_refused():
 def test_levels_have_one_home_and_the_service_uses_it():
     """The API validates seats and hints against engine.ai's levels and defaults to their think times."""
     from engine.ai import DEFAULT_THINK_MS, SEARCH_LEVELS
-    from service.schemas.hints import HintRequestSchema
-    from service.schemas.matches import SeatRequestSchema
+    from service.http.schemas.hints import HintRequestSchema
+    from service.http.schemas.matches import SeatRequestSchema
 
     assert set(DEFAULT_THINK_MS) == set(LEVELS) and set(SEARCH_LEVELS) <= set(LEVELS)
     assert DEFAULT_THINK_MS["normal"] == 500 and DEFAULT_THINK_MS["hard"] == 2000

@@ -19,13 +19,13 @@ SHARED = {
     "legal",
     "actions",
     "flow",
-    "rules",
     "explain",
     "scoring",
     "view",
     "heuristic",
     "scenario",
-    "schemas",
+    "inputs",
+    "outputs",
     "game",
 }
 
@@ -46,6 +46,9 @@ def test_a_module_name_used_by_two_games_is_used_by_all() -> None:
 
 
 def test_the_retired_names_are_gone() -> None:
-    """``moves.py`` and ``refusals.py`` were the same roles as ``legal.py`` and ``explain.py``."""
+    """``moves.py`` and ``refusals.py`` were the same roles as ``legal.py`` and ``explain.py``;
+    ``schemas.py`` and ``contract.py`` are now ``inputs.py`` and ``outputs.py`` (names that tell the two
+    kinds of schema apart); ``rules.py`` held the entry points that engine.core.GameBase now implements
+    once for every game."""
     for game in GAMES:
-        assert not {"moves", "refusals"} & _modules(game), game
+        assert not {"moves", "refusals", "schemas", "contract", "rules"} & _modules(game), game

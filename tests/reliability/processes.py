@@ -20,7 +20,7 @@ from typing import Any, Self
 import redis
 
 from bench.api import Client, free_port
-from service.devredis import REDIS_SERVER
+from devtools.private_redis import REDIS_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -33,7 +33,7 @@ from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from bench.procs import descendants
-from service.bots import RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout
+from service.matches.bots import RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout
 from tests.reliability.fault_worker import FAULTS, FIRED
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match
 

@@ -11,10 +11,10 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.app import create_app
 from service.config import Config
-from service.devredis import PrivateRedis
+from service.http.app import create_app
 from tests.service.high_card import GAME as HIGH_CARD
 
 #: The registered games plus the fixture game: what most service tests run against.

@@ -1,4 +1,4 @@
-"""Responses are serialized by orjson (service/json_provider.py) but must read exactly as the standard
+"""Responses are serialized by orjson (service/http/json_provider.py) but must read exactly as the standard
 library's JSON would, and must never fail on a value orjson refuses."""
 
 from __future__ import annotations

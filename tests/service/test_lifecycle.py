@@ -14,7 +14,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.play import Matches
+from service.matches.operations import Matches
 from service.store import Store
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 from workers import jobs
@@ -266,7 +266,9 @@ def test_per_move_limit_a_bot_plays_for_a_seat_out_of_time(timed: tuple[Matches,
     assert jobs.time_out(matches, mid, at=clock.t) == jobs.NOT_DUE
 
 
-def test_after_max_timeouts_the_bot_keeps_the_seat(timed: tuple[Matches, FakeTime]) -> None:
+def test_after_max_timeouts_a_bot_plays_the_seat_while_its_player_is_away(
+    timed: tuple[Matches, FakeTime],
+) -> None:
     matches, clock = timed
     doc = create(matches, time_control={"per_move_seconds": 5, "on_timeout": "random", "max_timeouts": 1})
     seat = doc["to_move"]
@@ -274,6 +276,7 @@ def test_after_max_timeouts_the_bot_keeps_the_seat(timed: tuple[Matches, FakeTim
     assert jobs.time_out(matches, doc["id"], at=clock.t) == jobs.MOVED
     meta, _ = matches.meta_and_state(doc["id"])
     assert meta.seats[seat]["kind"] == "bot" and meta.seats[seat]["level"] == "random"
+    assert meta.seats[seat]["away"] is True  # the player's again when they act (test_lifecycle_dead_ends)
     last = matches.store.events_after(doc["id"], "0-0")
     assert any(e.event["type"] == "timeout" and e.event["bot_keeps_seat"] for e in last)
 
@@ -290,7 +293,7 @@ def test_budget_is_charged_only_while_the_seat_decides_and_gets_its_increment(
     shown = matches.document(meta, state, None)["clock"]["remaining_seconds"]
     assert shown[seat] == 45.0 and shown[1 - seat] == 60.0  # counting down for the seat deciding only
     action = matches.games["high_card"].legal_actions(state)[0]
-    played = matches.play(meta, state, seat, action)
+    played = matches.seat_move(meta, state, seat, action)
     assert played.meta is not None and played.meta.clock is not None
     assert played.meta.clock["remaining"][seat] == 47.0  # 60 - 15 + 2
     assert played.meta.clock["deadline"] == clock.t + 60  # the other seat's full budget
@@ -309,7 +312,7 @@ def test_time_waiting_for_a_bot_never_counts_against_a_human(timed: tuple[Matche
 
 
 def test_a_waiting_match_runs_no_clock_until_it_starts(timed: tuple[Matches, FakeTime]) -> None:
-    from service import lifecycle
+    from service.matches import lifecycle
 
     matches, clock = timed
     doc = create(

@@ -10,8 +10,8 @@ import time
 import pytest
 import redis
 
+from service.events import OVER
 from service.live import LiveEvents, event_key
-from service.play import OVER
 from tests.service.conftest import Table, make_config
 
 
@@ -88,7 +88,7 @@ def test_a_killed_pubsub_connection_loses_no_event(app, client, redis_client):
 
 
 def test_too_many_waiters_get_429_with_retry_after(redis_client, redis_url):
-    from service.app import create_app
+    from service.http.app import create_app
     from tests.service.conftest import TEST_GAMES
 
     app = create_app(make_config(redis_url, max_waiters_per_address=1, max_wait_seconds=5), games=TEST_GAMES)

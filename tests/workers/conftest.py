@@ -10,9 +10,9 @@ import pytest
 import redis
 from flask import Flask
 
-from service.bots import LANES, BotQueue
 from service.config import Config
-from service.play import Matches
+from service.matches.bots import LANES, BotQueue
+from service.matches.operations import Matches
 from service.store import Store
 from tests.service.conftest import TEST_GAMES, make_config, redis_client, redis_url  # noqa: F401
 from workers import jobs
@@ -32,7 +32,7 @@ def matches(redis_client: redis.Redis, config: Config, monkeypatch: pytest.Monke
     """The match operations the jobs use (bound for this test), retrying failed turns at once."""
     store = Store(redis_client)
     queue = BotQueue(
-        redis_client,
+        store,
         QUICK_RETRIES,
         config.bot_stall_seconds,
         slice_seconds=config.bot_slice_seconds,
@@ -46,7 +46,7 @@ def matches(redis_client: redis.Redis, config: Config, monkeypatch: pytest.Monke
 @pytest.fixture
 def app(matches: Matches, config: Config) -> Flask:
     """The API over the same Redis (with the test games)."""
-    from service.app import create_app
+    from service.http.app import create_app
 
     return create_app(config, games=TEST_GAMES)
 

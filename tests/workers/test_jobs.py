@@ -17,8 +17,8 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
-from service.bots import QUICK_QUEUE, THINK_QUEUE, bot_job_id
-from service.play import Matches, Move
+from service.matches.bots import QUICK_QUEUE, THINK_QUEUE, bot_job_id
+from service.matches.operations import Matches, Move
 from tests.service.high_card import GAME as HIGH_CARD
 from workers import jobs
 

@@ -6,7 +6,7 @@ follows automatically (province scoring, the drawing, the end of the turn) is in
 
 from __future__ import annotations
 
-from engine.core import Action, Event, event
+from engine.core import Action, Event, Handler, event
 
 from .components import (
     COLOUR_INDEX,
@@ -19,14 +19,13 @@ from .components import (
     SPACE_PROVINCES,
 )
 from .flow import after_draw, exhaust, score_province, start_draw
-from .legal import placements, second_piece_conceivable
+from .legal import second_piece_conceivable
 from .payments import PAY_CARDS
 from .state import FREE, PLACE, State
 
 
-def _place(st: State, action: Action, events: list[Event]) -> None:
+def _place(st: State, seat: int, action: Action, events: list[Event]) -> None:
     """One piece and its payment (R26-R37); then a second piece, FINISH, or the draw."""
-    seat = st.seat
     _spend(st, seat, PAY_CARDS[action["pay"]])
     is_house = action["piece"] == "house"
     if is_house:
@@ -54,32 +53,29 @@ def _place(st: State, action: Action, events: list[Event]) -> None:
     # piece, even if its hand cannot pay for one: skipping the question would tell everybody so.
     if second_piece_conceivable(st):
         st.phase = PLACE
-        st._legal = [*placements(st), {"type": "finish"}]
         return
     start_draw(st, HAND_SIZE - st.hand_size(seat), events)
 
 
-def _finish(st: State, action: Action, events: list[Event]) -> None:
+def _finish(st: State, seat: int, action: Action, events: list[Event]) -> None:
     """Stop after one piece (R26) and draw."""
-    start_draw(st, HAND_SIZE - st.hand_size(st.seat), events)
+    start_draw(st, HAND_SIZE - st.hand_size(seat), events)
 
 
-def _swap(st: State, action: Action, events: list[Event]) -> None:
+def _swap(st: State, seat: int, action: Action, events: list[Event]) -> None:
     """Discard one card face up, then take one (R49)."""
-    _spend(st, st.seat, (COLOUR_INDEX[action["discard"]],))
+    _spend(st, seat, (COLOUR_INDEX[action["discard"]],))
     start_draw(st, 1, events)
 
 
-def _fortify(st: State, action: Action, events: list[Event]) -> None:
+def _fortify(st: State, seat: int, action: Action, events: list[Event]) -> None:
     """Put the fortification under an own house (R64), then draw."""
-    seat = st.seat
     _spend(st, seat, PAY_CARDS[action["pay"]])
     st.fort[seat] = SPACE_INDEX[action["space"]]
     start_draw(st, HAND_SIZE - st.hand_size(seat), events)
 
 
-def _draw_deck(st: State, action: Action, events: list[Event]) -> None:
-    seat = st.seat
+def _draw_deck(st: State, seat: int, action: Action, events: list[Event]) -> None:
     card = st.deck.pop()
     st.hands[seat][card] += 1
     events.append(event("drew", [seat], seat=seat, card=COLOURS[card]))  # R61: private
@@ -88,8 +84,7 @@ def _draw_deck(st: State, action: Action, events: list[Event]) -> None:
     after_draw(st, events)
 
 
-def _draw_display(st: State, action: Action, events: list[Event]) -> None:
-    seat = st.seat
+def _draw_display(st: State, seat: int, action: Action, events: list[Event]) -> None:
     slot = action["slot"]
     card = st.display[slot]
     st.display[slot] = -1  # R46: refilled only after the last draw of this turn
@@ -99,7 +94,7 @@ def _draw_display(st: State, action: Action, events: list[Event]) -> None:
     after_draw(st, events)
 
 
-HANDLERS = {
+HANDLERS: dict[str, Handler[State]] = {
     "place": _place,
     "finish": _finish,
     "swap": _swap,

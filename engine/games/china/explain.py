@@ -32,8 +32,9 @@ _ANY_HAND = (MAX_CARDS,) * len(COLOURS)
 _PAY_FORMAT = f"pay names 1-3 cards by colour, joined by '+' in the order {'+'.join(COLOURS)}"
 
 
-def explain(st: State, action: dict[str, Any], kind: str) -> IllegalAction:
-    rule, message, field = _EXPLAINERS[kind](st, action)
+def explain(st: State, seat: int, action: dict[str, Any]) -> IllegalAction:
+    """Why ``action`` (well-formed, not in the legal list) is refused for ``seat``, the seat to move."""
+    rule, message, field = _EXPLAINERS[action["type"]](st, action)
     return IllegalAction(rule, message, field)
 
 
@@ -82,7 +83,9 @@ def _place(st: State, action: dict[str, Any]) -> Reason:
             return "R39", "you have no house left in supply", "piece"
         if st.owner[space] != FREE:
             return "R32", f"{target} is already occupied", "target"
-        shapes = border_payments(_ANY_HAND, *colours, MAX_CARDS) if len(colours) == 2 else None
+        shapes: Sequence[str] | None = (
+            border_payments(_ANY_HAND, *colours, MAX_CARDS) if len(colours) == 2 else None
+        )
     else:
         province = index[target]
         mask, colours = 1 << province, (PROVINCE_COLOUR[province],)

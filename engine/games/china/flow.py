@@ -84,8 +84,8 @@ def begin_turn(st: State, events: list[Event]) -> bool:
     st.turn += 1
     st.t_cards = st.t_pieces = st.t_blocked = st.draws_left = 0
     st.t_common = ALL_PROVINCES
-    st._legal = None
-    if legal_actions(st):
+    st._legal = legal_actions(st)  # computed for R55 anyway: the cache of the new decision (engine.core)
+    if st._legal:
         return True
     events.append(event("passed", seat=st.seat, rule="R55"))
     return False
@@ -112,3 +112,8 @@ def _end_game(st: State, rule: str, events: list[Event]) -> None:
     st.seat = -1
     st._legal = None
     events.append(event("game_over", rule=rule, final_scoring=final, scores=st.scores[:]))
+
+
+def to_move(st: State) -> int | None:
+    """The seat of the pending decision (R22: turns go clockwise), ``None`` once over."""
+    return None if st.phase == OVER else st.seat

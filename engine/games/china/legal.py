@@ -9,7 +9,9 @@ the second piece are enumerated by the same code.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+
+from engine.core import Action
 
 from .components import (
     COLOURS,
@@ -37,25 +39,23 @@ SPACE_COLOURS: tuple[tuple[int, ...], ...] = tuple(
 _PROVINCE_RANGE = range(len(PROVINCES))
 _COLOUR_RANGE = range(len(COLOURS))
 #: Non-border house spaces grouped by the colour paying for them: (space, id, province mask).
-_PLAIN_SPACES_BY_COLOUR = tuple(
+_PLAIN_SPACES_BY_COLOUR: tuple[tuple[tuple[int, str, int], ...], ...] = tuple(
     tuple((s, SPACES[s], SPACE_MASK[s]) for s in range(len(SPACES)) if SPACE_COLOURS[s] == (c,))
     for c in _COLOUR_RANGE
 )
 #: Border spaces: (space, id, province mask, colour of each province) (R13, R27).
-_BORDER_SPACES = tuple(
-    (s, SPACES[s], SPACE_MASK[s], *SPACE_COLOURS[s]) for s in range(len(SPACES)) if IS_BORDER[s]
+_BORDER_SPACES: tuple[tuple[int, str, int, int, int], ...] = tuple(
+    (s, SPACES[s], SPACE_MASK[s], SPACE_COLOURS[s][0], SPACE_COLOURS[s][1])
+    for s in range(len(SPACES))
+    if IS_BORDER[s]
 )
 #: Dragon seals: (province, id, province bit, colour) (R33).
 _SEALS = tuple((p, PROVINCES[p], 1 << p, PROVINCE_COLOUR[p]) for p in _PROVINCE_RANGE)
 
-Action = dict[str, Any]
-
 
 def legal_actions(st: State) -> list[Action]:
-    """The pending decision's actions, cached on the state until the next ``apply``."""
-    if st._legal is None:
-        st._legal = _BUILDERS[st.phase](st)
-    return st._legal
+    """The pending decision's actions, a new list (GameBase caches it on the state)."""
+    return _BUILDERS[st.phase](st)
 
 
 def _turn_start(st: State) -> list[Action]:
@@ -81,7 +81,12 @@ def _draws(st: State) -> list[Action]:
     return out
 
 
-_BUILDERS = {TURN: _turn_start, PLACE: _second_piece, DRAW: _draws, OVER: lambda st: []}
+_BUILDERS: dict[str, Callable[[State], list[Action]]] = {
+    TURN: _turn_start,
+    PLACE: _second_piece,
+    DRAW: _draws,
+    OVER: lambda st: [],
+}
 
 
 def placements(st: State) -> list[Action]:

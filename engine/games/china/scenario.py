@@ -86,6 +86,7 @@ def build(desc: dict[str, Any]) -> State:
     _check(not unknown, "schema", f"unknown keys {sorted(unknown)}")
     n = desc.get("players")
     _check(n in PLAYER_COUNTS, "R2", f"players must be one of {PLAYER_COUNTS}, not {n!r}")
+    assert isinstance(n, int)  # for the type checker: _check refused anything else
     seats = range(n)
     st = State.__new__(State)
     st._legal = None

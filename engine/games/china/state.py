@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Rng
+from engine.core import Action, Rng
 
 from .components import COLOURS
 
 #: Phases of a turn: choosing PLACE or SWAP (R23), placing a second piece or stopping (R26), drawing
 #: (R45, R49), game over.
 TURN, PLACE, DRAW, OVER = "turn", "place", "draw", "over"
+#: The rule of each pending decision (named in the view's ``pending``).
+PHASE_RULES = {TURN: "R23", PLACE: "R26", DRAW: "R45"}
 #: ``State.fort`` value of a fortification still in supply (R21, R64).
 UNUSED = -1
 #: ``State.owner`` value of a free house space.
@@ -70,6 +72,7 @@ class State:
         "turn",
     )
 
+    _legal: list[Action] | None  # the legal-list cache of engine.core.GameBase, never encoded
     n: int  # number of players (R2)
     fortifications: bool  # the fortification variant is on (R21)
     start: int  # start player, holder of the Emperor (R19)
@@ -101,7 +104,7 @@ class State:
 
     def clone(self) -> State:
         c = State.__new__(State)
-        c._legal = None
+        c._legal = self._legal  # shared: replaced, never mutated in place (engine.core.GameBase)
         c.n = self.n
         c.fortifications = self.fortifications
         c.start = self.start

@@ -14,9 +14,7 @@ from engine.core import Rng
 
 from .components import COLOURS, PIECE_COLOURS, PROVINCES, SPACES
 from .legal import MAX_CARDS, MAX_PIECES
-from .state import DRAW, FREE, OVER, PLACE, TURN, UNUSED, State, card_list
-
-_RULE_OF_PHASE = {TURN: "R23", PLACE: "R26", DRAW: "R45"}
+from .state import DRAW, FREE, OVER, PHASE_RULES, UNUSED, State, card_list
 
 
 def _cards(counts: list[int]) -> list[str]:
@@ -70,7 +68,7 @@ def _pending(st: State) -> dict[str, Any] | None:
     if st.phase == OVER:
         return None
     # a swap's draw is the one card R49 takes, not the refill to three of R45
-    rule = "R49" if st.action_taken() == "swap" else _RULE_OF_PHASE[st.phase]
+    rule = "R49" if st.action_taken() == "swap" else PHASE_RULES[st.phase]
     pending: dict[str, Any] = {"seat": st.seat, "decision": st.phase, "rule": rule}
     if st.phase == DRAW:
         pending["draws_left"] = st.draws_left

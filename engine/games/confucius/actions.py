@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.core import Action
+from engine.core import Action, Event, Handler
 
-from . import cards, gifts, ministries, rewards
+from . import cards, flow, gifts, ministries, rewards
 from .cards import COINS, LICENCES
 from .components import (
     COIN_VALUES,
@@ -37,7 +37,7 @@ from .voyages import reach, reassign, sail
 
 TAX_CARDS = 2  # R55
 PETITION_GIFT = {f"petition_{p}": v for v, p in PETITION_OF_GIFT.items() if p}
-Effect = Callable[[State, int, Action, list], bool]
+Effect = Callable[[State, int, Action, list[Event]], bool]
 
 
 def _hubu_discount(state: State, p: int) -> int:
@@ -67,7 +67,7 @@ PRICES: dict[str, Callable[[State, int, Action], tuple[int, int]]] = {
 }
 
 
-def box_action(state: State, p: int, action: Action, ev: list) -> None:
+def box_action(state: State, p: int, action: Action, ev: list[Event]) -> None:
     """D2 / D8 / D10: cubes, then price, then effect."""
     kind = action["type"]
     take_cubes(state, p, kind)
@@ -84,14 +84,14 @@ def _charge(state: State, p: int, action: Action, currency: int, amount: int) ->
     state.ctx = {"action": dict(action), "currency": currency, "price": amount}  # the caller keeps theirs
 
 
-def pay(state: State, p: int, action: Action, ev: list) -> None:
+def pay(state: State, p: int, action: Action, ev: list[Event]) -> None:
     cards.discard(state, p, cards.card_set(action))  # R37
     paid_for = state.ctx["action"]
     if not EFFECTS[paid_for["type"]](state, p, paid_for, ev):
         end_action(state, ev)
 
 
-def play_reward(state: State, p: int, action: Action, ev: list) -> None:
+def play_reward(state: State, p: int, action: Action, ev: list[Event]) -> None:
     """R69: a reward card instead of an action, no cube; the card leaves the game."""
     kind = action["type"]
     card = REWARD_INDEX[action["card"]] if kind == "reward_bribery" else REWARD_CARD[kind]
@@ -102,7 +102,7 @@ def play_reward(state: State, p: int, action: Action, ev: list) -> None:
         end_action(state, ev)
 
 
-def choose_distant_land(state: State, p: int, action: Action, ev: list) -> None:
+def choose_distant_land(state: State, p: int, action: Action, ev: list[Event]) -> None:
     """D4: one land per completed voyage (R47)."""
     reach(state, p, DISTANT_INDEX[action["land"]], ev)
     left = state.ctx["voyages"] - 1
@@ -115,34 +115,34 @@ def choose_distant_land(state: State, p: int, action: Action, ev: list) -> None:
 # -- effects -----------------------------------------------------------------------------------------
 
 
-def _bribe(state: State, p: int, action: Action, ev: list) -> bool:
+def _bribe(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     i = space_of(action)  # R40, R73: an unsecured marker (a bribed one returns to its owner)
     state.owner[i], state.secured[i] = p, 0
     return False
 
 
-def _secure(state: State, p: int, action: Action, ev: list) -> bool:
+def _secure(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.secured[space_of(action)] = 1  # R41
     return False
 
 
-def _nominate(state: State, p: int, action: Action, ev: list) -> bool:
+def _nominate(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.students[STUDENTS.index(action["student"])] = p  # R44
     return False
 
 
-def _force(state: State, p: int, action: Action, ev: list) -> bool:
+def _force(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.forced = 1  # R45
     return False
 
 
-def _buy_junks(state: State, p: int, action: Action, ev: list) -> bool:
+def _buy_junks(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.supply -= action["count"]  # R46
     state.shipyard[p] += action["count"]
     return False
 
 
-def _start_voyage(state: State, p: int, action: Action, ev: list) -> bool:
+def _start_voyage(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     voyages = sail(state, p, action["count"])  # R47
     if not voyages:
         return False
@@ -150,32 +150,32 @@ def _start_voyage(state: State, p: int, action: Action, ev: list) -> bool:
     return True
 
 
-def _recruit(state: State, p: int, action: Action, ev: list) -> bool:
+def _recruit(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     rewards.recruit(state, p)  # R49, R74
     return False
 
 
-def _invade(state: State, p: int, action: Action, ev: list) -> bool:
+def _invade(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     invade(state, p, action["position"] - 1, action["box"])  # R50
     return False
 
 
-def _buy_gift(state: State, p: int, action: Action, ev: list) -> bool:
+def _buy_gift(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.gift[p * GIFTS + action["value"] - 1] = AVAILABLE  # R51
     return False
 
 
-def _give_gift(state: State, p: int, action: Action, ev: list) -> bool:
+def _give_gift(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     gifts.give(state, p, action["value"], action["recipient"], ev)  # R52
     return False
 
 
-def _transfer(state: State, p: int, action: Action, ev: list) -> bool:
+def _transfer(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     ministries.transfer(state, space_of(action), p, action["recipient"], ev)  # R62
     return False
 
 
-def _commercial(state: State, p: int, action: Action, ev: list) -> bool:
+def _commercial(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     paid = cards.card_set(action)  # R54: pay C = 0..4 coins, draw C + 1
     state.commercial[p] = 1
     cards.discard(state, p, paid)
@@ -183,19 +183,19 @@ def _commercial(state: State, p: int, action: Action, ev: list) -> bool:
     return False
 
 
-def _tax(state: State, p: int, action: Action, ev: list) -> bool:
+def _tax(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     cards.draw(state, p, TAX_CARDS, ev)  # R55
     return False
 
 
-def _nothing(state: State, p: int, action: Action, ev: list) -> bool:
+def _nothing(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     return False  # R60
 
 
-def _petition(effect: Callable[[State, int, Action, list], None]) -> Effect:
+def _petition(effect: Callable[[State, int, Action, list[Event]], None]) -> Effect:
     """R56: the gift of the petition's value leaves the game, then the effect (R58)."""
 
-    def run(state: State, p: int, action: Action, ev: list) -> bool:
+    def run(state: State, p: int, action: Action, ev: list[Event]) -> bool:
         state.gift[p * GIFTS + PETITION_GIFT[action["type"]] - 1] = REMOVED
         effect(state, p, action, ev)
         return False
@@ -203,46 +203,46 @@ def _petition(effect: Callable[[State, int, Action, list], None]) -> Effect:
     return run
 
 
-def _reassign_junks(state: State, p: int, action: Action, ev: list) -> None:
+def _reassign_junks(state: State, p: int, action: Action, ev: list[Event]) -> None:
     reassign(state, action["source"], action["destination"])  # R58.1
 
 
-def _replace_student(state: State, p: int, action: Action, ev: list) -> None:
+def _replace_student(state: State, p: int, action: Action, ev: list[Event]) -> None:
     state.students[STUDENTS.index(action["student"])] = p  # R58.2
 
 
-def _swap_officials(state: State, p: int, action: Action, ev: list) -> None:
+def _swap_officials(state: State, p: int, action: Action, ev: list[Event]) -> None:
     i = space_of(action)  # R58.3: tiles exchange spaces, each keeping its marker
     j = space_index(action["other_ministry"], action["other_space"])
     for field in (state.tile, state.owner, state.secured):
         field[i], field[j] = field[j], field[i]
 
 
-def _redeploy_army(state: State, p: int, action: Action, ev: list) -> None:
+def _redeploy_army(state: State, p: int, action: Action, ev: list[Event]) -> None:
     redeploy(state, action["position"] - 1, action["box"], action["to_position"] - 1, action["to_box"])
 
 
-def _replace_influence(state: State, p: int, action: Action, ev: list) -> None:
+def _replace_influence(state: State, p: int, action: Action, ev: list[Event]) -> None:
     i = space_of(action)  # R58.5: the new marker is secured
     state.owner[i], state.secured[i] = action["seat"], 1
 
 
-def _reward_cash(state: State, p: int, action: Action, ev: list) -> bool:
+def _reward_cash(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     rewards.cash(state, p, ev)
     return False
 
 
-def _reward_gift(state: State, p: int, action: Action, ev: list) -> bool:
+def _reward_gift(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     rewards.free_gift(state, p, action["value"])
     return False
 
 
-def _reward_extra_action(state: State, p: int, action: Action, ev: list) -> bool:
+def _reward_extra_action(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     state.phase = state.mode = EXTRA  # R72: the box action follows in the same turn
     return True
 
 
-def _reward_insulted(state: State, p: int, action: Action, ev: list) -> bool:
+def _reward_insulted(state: State, p: int, action: Action, ev: list[Event]) -> bool:
     rewards.insult(state, p, ev)
     return False
 
@@ -283,3 +283,18 @@ REWARD_CARD = {
     "reward_emperor_insulted": rewards.INSULTED,
 }
 REWARD_TYPES = frozenset({*REWARD_CARD, "reward_bribery"})
+
+
+#: The handler of each action type: (state, seat, action, events) -> None (engine.core.GameBase).
+HANDLERS: dict[str, Handler[State]] = {
+    **{kind: play_reward if kind in REWARD_TYPES else box_action for kind in EFFECTS},
+    "pay": pay,
+    "choose_distant_land": choose_distant_land,
+    "choose_chief_minister": flow.choose_chief_minister,
+    "pass": flow.pass_turn,
+    "tutor": flow.tutor,
+    "end_tutoring": flow.end_tutoring,
+    "place_candidate": flow.place_candidate,
+    "give_influence": flow.give_influence,
+    "keep_cards": flow.keep_cards,
+}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from engine.core import event
+from engine.core import Action, Event, event
 
 from .components import COIN_VALUES, HAND_LIMIT, LICENCE_VALUES
 from .state import State
@@ -22,7 +22,7 @@ KINDS = range(len(COIN_VALUES))
 CARD_FIELDS = tuple(f"c{v}" for v in COIN_VALUES)
 
 
-def card_set(action: dict) -> tuple[int, int, int]:
+def card_set(action: Action) -> tuple[int, int, int]:
     """The card counts an action names in its ``c1/c2/c3`` fields."""
     return action["c1"], action["c2"], action["c3"]
 
@@ -108,7 +108,7 @@ def discard(state: State, p: int, cards: tuple[int, int, int] | list[int]) -> No
         pile[k] += cards[k]
 
 
-def draw(state: State, p: int, count: int, ev: list) -> None:
+def draw(state: State, p: int, count: int, ev: list[Event]) -> None:
     """Seat ``p`` draws ``count`` cards; an empty deck is rebuilt from the discard pile (R38)."""
     deck, hands, h = state.deck, state.hands, 3 * p
     got = [0, 0, 0]

@@ -112,7 +112,8 @@ def cubes_for_gift_count(count: int) -> int:
     """Active action cubes for a gift count (R25), read from the by_gift_count table."""
     for row in _DATA["action_cubes"]["by_gift_count"]:
         if count >= row["min"] and (row["max"] is None or count <= row["max"]):
-            return row["cubes"]
+            cubes: int = row["cubes"]
+            return cubes
     raise ValueError(f"no cube row for gift count {count}")
 
 

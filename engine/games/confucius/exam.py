@@ -7,7 +7,7 @@ down in ``state.tutor`` until the exam is decided (R116).
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Event, event
 
 from .cards import KINDS, card_fields
 from .components import ANY_MINISTRY, CANDIDATE_NAMES, COIN_VALUES
@@ -38,7 +38,7 @@ def allowed_students(state: State, p: int) -> list[int]:
     return [RED, ORANGE]
 
 
-def lay(state: State, p: int, student: int, kind: int, ev: list) -> None:
+def lay(state: State, p: int, student: int, kind: int, ev: list[Event]) -> None:
     """R83, R85: one more card face down at ``student``; R86: the third card for the student of a
     player whose gift ``p`` holds cancels that gift."""
     t = 4 * p
@@ -52,7 +52,7 @@ def lay(state: State, p: int, student: int, kind: int, ev: list) -> None:
         cancel(state, owner, p, "R86", ev)
 
 
-def decide(state: State, ev: list) -> int:
+def decide(state: State, ev: list[Event]) -> int:
     """R87: reveal, total the coins, red wins ties; the cards go to the discard pile; the loser's
     student leaves.  Returns the winner."""
     totals = [0, 0]
@@ -73,7 +73,7 @@ def decide(state: State, ev: list) -> int:
     return winner
 
 
-def place(state: State, winner: int, i: int, ev: list) -> None:
+def place(state: State, winner: int, i: int, ev: list[Event]) -> None:
     """R88: the candidate goes on space ``i`` with the winner's secured marker; a tile it replaces
     leaves the game and its marker returns to its owner."""
     replaced = state.tile[i]
@@ -89,7 +89,7 @@ def place(state: State, winner: int, i: int, ev: list) -> None:
     )
 
 
-def next_candidate(state: State, ev: list) -> None:
+def next_candidate(state: State, ev: list[Event]) -> None:
     """R89: turn up the next candidate, removing those whose ministry is resolved; -1 = exhausted."""
     state.students = [-1, -1]
     stack = state.candidates

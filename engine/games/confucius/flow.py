@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.core import Action, event
+from engine.core import Action, Event, event
 
 from . import exam, ministries, scoring
 from .cards import KINDS, card_set, hand_size
@@ -20,12 +20,12 @@ from .components import HAND_LIMIT, MINISTRIES, WALL_SPACES
 from .cubes import SPACE_COUNT
 from .gifts import active_cubes
 from .military import resolve_invasions
-from .state import ACTION, CHOOSE_CM, EMPTY, FAVOUR, KEEP, PLACE, TUTOR, State
+from .state import ACTION, CHOOSE_CM, EMPTY, FAVOUR, KEEP, OVER, PLACE, TUTOR, State
 
 # -- rounds and turns ---------------------------------------------------------------------------
 
 
-def start_round(state: State, ev: list) -> None:
+def start_round(state: State, ev: list[Event]) -> None:
     """R99 (cubes back, spaces cleared), R24-R25 (Count Gifts), R26 (Chief Minister)."""
     n = state.n
     state.round += 1
@@ -43,12 +43,12 @@ def start_round(state: State, ev: list) -> None:
         state.phase, state.seat, state.ctx = CHOOSE_CM, state.cm, None  # D1
 
 
-def choose_chief_minister(state: State, p: int, action: Action, ev: list) -> None:
+def choose_chief_minister(state: State, p: int, action: Action, ev: list[Event]) -> None:
     state.cm = action["seat"]
     begin_actions(state, ev)
 
 
-def begin_actions(state: State, ev: list) -> None:
+def begin_actions(state: State, ev: list[Event]) -> None:
     """R27: the CM's cube goes to the Imperial Favour space; R28: the player left of the CM starts."""
     state.cubes[state.cm] -= 1
     ev.append(event("chief_minister", seat=state.cm))
@@ -70,7 +70,7 @@ def next_turn(state: State) -> None:
     state.seat, state.ctx = state.cm, None
 
 
-def end_action(state: State, ev: list) -> None:
+def end_action(state: State, ev: list[Event]) -> None:
     """A turn's action is complete: the next turn, or after Imperial Favour the Court Phase (R77)."""
     if state.mode == FAVOUR:
         run_court(state, ev)
@@ -78,7 +78,7 @@ def end_action(state: State, ev: list) -> None:
         next_turn(state)
 
 
-def pass_turn(state: State, p: int, action: Action, ev: list) -> None:
+def pass_turn(state: State, p: int, action: Action, ev: list[Event]) -> None:
     state.passed[p] = 1  # R29 (d), R30
     next_turn(state)
 
@@ -86,24 +86,24 @@ def pass_turn(state: State, p: int, action: Action, ev: list) -> None:
 # -- the Court Phase and End of Round ----------------------------------------------------------------
 
 
-def run_court(state: State, ev: list) -> None:
+def run_court(state: State, ev: list[Event]) -> None:
     """Run the steps from ``state.court`` on until one stops for a decision (the last always does)."""
     while not STAGES[state.court](state, ev):
         state.court += 1
 
 
-def _finish_step(state: State, ev: list) -> None:
+def _finish_step(state: State, ev: list[Event]) -> None:
     state.court += 1
     run_court(state, ev)
 
 
-def _wall(state: State, ev: list) -> bool:
+def _wall(state: State, ev: list[Event]) -> bool:
     state.wall += 1  # R78
     ev.append(event("great_wall", pieces=state.wall))
     return False
 
 
-def _exam(state: State, ev: list) -> bool:
+def _exam(state: State, ev: list[Event]) -> bool:
     """R79-R82: skip, an uncontested winner, or tutoring from the CM clockwise."""
     if not exam.triggered(state):
         return False
@@ -117,7 +117,7 @@ def _exam(state: State, ev: list) -> bool:
     return _next_tutor(state, ev)
 
 
-def _next_tutor(state: State, ev: list) -> bool:
+def _next_tutor(state: State, ev: list[Event]) -> bool:
     """R83: the next player in the queue who holds cards tutors; after the last, R87 decides."""
     queue = state.ctx["queue"]
     for k, p in enumerate(queue):
@@ -127,7 +127,7 @@ def _next_tutor(state: State, ev: list) -> bool:
     return _award(state, exam.decide(state, ev), ev)
 
 
-def _award(state: State, winner: int, ev: list) -> bool:
+def _award(state: State, winner: int, ev: list[Event]) -> bool:
     """R88: the winner places the candidate (D6), or step 5 removes it; then R89."""
     if ministries.candidate_spots(state, state.candidate):
         state.phase, state.seat, state.ctx = PLACE, winner, None
@@ -137,22 +137,22 @@ def _award(state: State, winner: int, ev: list) -> bool:
     return False
 
 
-def tutor(state: State, p: int, action: Action, ev: list) -> None:
+def tutor(state: State, p: int, action: Action, ev: list[Event]) -> None:
     exam.lay(state, p, exam.STUDENTS.index(action["student"]), action["coins"] - 1, ev)
 
 
-def end_tutoring(state: State, p: int, action: Action, ev: list) -> None:
+def end_tutoring(state: State, p: int, action: Action, ev: list[Event]) -> None:
     if not _next_tutor(state, ev):
         _finish_step(state, ev)
 
 
-def place_candidate(state: State, p: int, action: Action, ev: list) -> None:
+def place_candidate(state: State, p: int, action: Action, ev: list[Event]) -> None:
     exam.place(state, p, ministries.space_of(action), ev)
     exam.next_candidate(state, ev)
     _finish_step(state, ev)
 
 
-def _resolutions(state: State, ev: list, pick: Callable[[State, int], bool]) -> bool:
+def _resolutions(state: State, ev: list[Event], pick: Callable[[State, int], bool]) -> bool:
     """Resolve, in Bingbu-Hubu-Gongbu order, every ministry ``pick`` selects; True when stopped on D7."""
     while True:
         if state.res_m < 0:
@@ -168,21 +168,21 @@ def _unresolved(state: State, m: int) -> bool:
     return not state.resolved[m]
 
 
-def _ministries(state: State, ev: list) -> bool:
+def _ministries(state: State, ev: list[Event]) -> bool:
     return _resolutions(state, ev, ministries.ready)  # R90
 
 
-def give_influence(state: State, p: int, action: Action, ev: list) -> None:
+def give_influence(state: State, p: int, action: Action, ev: list[Event]) -> None:
     ministries.give_influence(state, p, action["seat"], ev)
     run_court(state, ev)  # the resolution (mid-game or final) carries on
 
 
-def _invasions(state: State, ev: list) -> bool:
+def _invasions(state: State, ev: list[Event]) -> bool:
     resolve_invasions(state, ev)  # R93-R96
     return False
 
 
-def _new_officials(state: State, ev: list) -> bool:
+def _new_officials(state: State, ev: list[Event]) -> bool:
     """R97: one tile from the stack on the lowest-numbered empty space of each ministry that has one."""
     tile = state.tile
     for spaces in ministries.SPACES_OF:
@@ -193,7 +193,7 @@ def _new_officials(state: State, ev: list) -> bool:
     return False
 
 
-def _discards(state: State, ev: list) -> bool:
+def _discards(state: State, ev: list[Event]) -> bool:
     """R98: from the CM clockwise, each player over the limit keeps 4 (D9); the discards are revealed
     together once everybody has chosen, as the rule makes the choice simultaneous."""
     n, cm, hands = state.n, state.cm, state.hands
@@ -212,7 +212,7 @@ def _discards(state: State, ev: list) -> bool:
     return False
 
 
-def keep_cards(state: State, p: int, action: Action, ev: list) -> None:
+def keep_cards(state: State, p: int, action: Action, ev: list[Event]) -> None:
     h = 3 * p
     for k, keep in enumerate(card_set(action)):
         state.held[h + k] += state.hands[h + k] - keep
@@ -220,7 +220,7 @@ def keep_cards(state: State, p: int, action: Action, ev: list) -> None:
     run_court(state, ev)
 
 
-def _round_end(state: State, ev: list) -> bool:
+def _round_end(state: State, ev: list[Event]) -> bool:
     """R99-R101: the next round, or the final resolutions, titles and scores."""
     if not (all(state.resolved) or state.candidate < 0 or state.wall >= WALL_SPACES):
         start_round(state, ev)
@@ -231,7 +231,7 @@ def _round_end(state: State, ev: list) -> bool:
     return True
 
 
-STAGES: tuple[Callable[[State, list], bool], ...] = (
+STAGES: tuple[Callable[[State, list[Event]], bool], ...] = (
     _wall,
     _exam,
     _ministries,
@@ -242,3 +242,29 @@ STAGES: tuple[Callable[[State, list], bool], ...] = (
 )
 #: Names of the steps, as the scenario builder and the view call them.
 STAGE_NAMES: tuple[str, ...] = tuple(step.__name__.lstrip("_") for step in STAGES)
+
+
+def to_move(state: State) -> int | None:
+    """The seat of the pending decision, ``None`` once over."""
+    return None if state.phase == OVER else state.seat
+
+
+#: Decisions whose having a single option follows from public information: a lone payment is the
+#: whole hand (which the payment shows anyway), lands, candidate spaces and receivers are public, and
+#: ``end_tutoring`` is alone only once the hand is empty.
+_PUBLIC_LONE_OPTIONS = frozenset(
+    {"pay", "choose_distant_land", "place_candidate", "give_influence", "end_tutoring"}
+)
+
+
+def forced(state: State, only: Action) -> bool:
+    """Whether the engine plays ``only``, the single legal action, itself without telling the others
+    anything.
+
+    Skipping a decision is visible, so a lone option that hidden cards made lone must still be asked
+    for: a uniform hand would show through a lone card to lay (R116) or to keep (R98), an unplayable
+    reward card through a lone pass (R114), a hand too poor for any bribe through a lone No Action.
+    R32 allows the automatic pass exactly for a player holding no reward card.
+    """
+    kind = only["type"]
+    return kind in _PUBLIC_LONE_OPTIONS or (kind == "pass" and not state.rewards[state.seat])

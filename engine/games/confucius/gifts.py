@@ -8,7 +8,7 @@ in exam.py); this module only keeps the tracker right.
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Event, event
 
 from .components import CUBES_BY_COUNT, GIFT_VALUES
 from .state import ACTIVE, REMOVED, State
@@ -27,7 +27,7 @@ def active_cubes(state: State, p: int) -> int:
     return CUBES_BY_COUNT[gift_count(state, p)]
 
 
-def cancel(state: State, giver: int, recipient: int, rule: str, ev: list) -> None:
+def cancel(state: State, giver: int, recipient: int, rule: str, ev: list[Event]) -> None:
     """Remove the active gift ``giver`` has at ``recipient`` from the game (R53, R68)."""
     slot = giver * state.n + recipient
     value = state.given[slot]
@@ -36,7 +36,7 @@ def cancel(state: State, giver: int, recipient: int, rule: str, ev: list) -> Non
     ev.append(event("gift_cancelled", giver=giver, recipient=recipient, value=value, rule=rule))
 
 
-def give(state: State, giver: int, value: int, recipient: int, ev: list) -> None:
+def give(state: State, giver: int, value: int, recipient: int, ev: list[Event]) -> None:
     """R52: the three effects of Give Gift, in order (legality is checked by the caller)."""
     n = state.n
     if state.given[giver * n + recipient]:  # step 1: the giver's old gift there leaves the game

@@ -25,9 +25,10 @@ REWARD_CARD = 1.0  # an unplayed reward card
 WIN = 100.0  # a finished game: winning dwarfs everything
 
 
-def evaluate(state: State, seat: int) -> float:
+def heuristic(state: State, seat: int) -> float:
     if state.outcome is not None:
-        return WIN * (state.outcome["ranking"][0] == seat) + state.score[seat]
+        ranking: list[int] = state.outcome["ranking"]
+        return WIN * (ranking[0] == seat) + state.score[seat]
     value = float(state.score[seat])
     table = influence_table(state)
     owner, secured = state.owner, state.secured

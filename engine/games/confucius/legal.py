@@ -2,7 +2,7 @@
 
 This is the bots' inner loop, so each generator reads the state once into locals and appends
 ready-made dicts; the checks are exactly the preconditions of the rules cited beside them, and
-``rules.apply`` accepts an action only if it is in this list.
+``apply`` (engine.core.GameBase) accepts an action only if it is in this list.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ from .state import (
     LAND,
     NOT_AVAILABLE,
     OPEN,
+    OVER,
     PAY,
     PLACE,
     TUTOR,
@@ -79,8 +80,9 @@ ALL_ALLOWED = (True,) * len(MINISTRIES)
 NUMBERED = tuple(tuple((i, i % SPACES + 1) for i in spaces) for spaces in SPACES_OF)
 
 
-def legal(state: State) -> list[Action]:
-    return GENERATORS[state.phase](state, state.seat)
+def legal_actions(state: State) -> list[Action]:
+    """The pending decision's actions, a new list (GameBase caches it on the state)."""
+    return [] if state.phase == OVER else GENERATORS[state.phase](state, state.seat)
 
 
 def _choose_cm(state: State, p: int) -> list[Action]:
@@ -300,7 +302,7 @@ def _reward_actions(state: State, p: int, out: list[Action]) -> None:
 def bribery_ministries(state: State, card: int) -> list[int]:
     """R73: the named ministry, or any unresolved one if it is resolved (or the card says Any)."""
     named = REWARD_MINISTRY[card]
-    if named != ANY_MINISTRY and not state.resolved[named]:
+    if named is not None and named != ANY_MINISTRY and not state.resolved[named]:
         return [named]
     return [m for m in range(len(MINISTRIES)) if not state.resolved[m]]
 

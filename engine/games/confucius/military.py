@@ -3,7 +3,7 @@ count (R49, R50, R58.4, R93-R96, R106)."""
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Event, event
 
 from .components import BOX_VP, DEADLINES, FOREIGN_LANDS, REWARD_BOX
 from .rewards import draw_reward
@@ -22,7 +22,7 @@ def redeploy(state: State, pos: int, box: int, to_pos: int, to_box: int) -> None
     boxes[to_pos][to_box], boxes[pos][box] = boxes[pos][box], -1
 
 
-def resolve_invasions(state: State, ev: list) -> None:
+def resolve_invasions(state: State, ev: list[Event]) -> None:
     """R93-R96: full tiles succeed, tiles past their wall deadline fail; the reward box's army draws."""
     for pos, land in enumerate(state.foreign):
         if state.land_state[pos] != OPEN:

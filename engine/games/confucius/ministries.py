@@ -9,7 +9,7 @@ never change, which is R91 step 8 for free.
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Action, Event, event
 
 from .components import ANY_MINISTRY, MINISTRIES, MINISTRY_INDEX, SPACES
 from .gifts import cancel
@@ -50,7 +50,7 @@ def bribe_allowed(state: State, p: int, table: list[list[int]]) -> list[bool]:
     return allowed
 
 
-def transfer(state: State, i: int, p: int, receiver: int, ev: list) -> None:
+def transfer(state: State, i: int, p: int, receiver: int, ev: list[Event]) -> None:
     """R62: ``p``'s marker on space ``i`` becomes ``receiver``'s in the same state; a gift ``p`` holds
     from the receiver is cancelled."""
     state.owner[i] = receiver
@@ -64,7 +64,7 @@ def space_index(ministry: str, space: int) -> int:
     return MINISTRY_INDEX[ministry] * SPACES + space - 1
 
 
-def space_of(action: dict) -> int:
+def space_of(action: Action) -> int:
     """The official space an action names with its ``ministry`` and ``space`` fields."""
     return space_index(action["ministry"], action["space"])
 
@@ -102,7 +102,7 @@ def ready(state: State, m: int) -> bool:
     return not state.resolved[m] and all(owner[i] >= 0 for i in SPACES_OF[m])
 
 
-def start_resolution(state: State, m: int, final: bool, ev: list) -> None:
+def start_resolution(state: State, m: int, final: bool, ev: list[Event]) -> None:
     """R91 step 1: every marker stands up; each marker is one influence for its owner."""
     spaces = SPACES_OF[m]
     for i in spaces:
@@ -113,7 +113,7 @@ def start_resolution(state: State, m: int, final: bool, ev: list) -> None:
     ev.append(event("ministry_resolution", ministry=MINISTRIES[m], final=final))
 
 
-def continue_resolution(state: State, ev: list) -> bool:
+def continue_resolution(state: State, ev: list[Event]) -> bool:
     """R91 steps 4-6 until two participants remain, then steps 3 and 7; True when paused on D7."""
     hold, n = state.res_hold, state.n
     while True:
@@ -146,7 +146,7 @@ def receivers_for(state: State, giver: int, others: list[int]) -> list[int]:
     return [q for q in others if given[q * n + giver] == top]
 
 
-def give_influence(state: State, giver: int, receiver: int, ev: list) -> None:
+def give_influence(state: State, giver: int, receiver: int, ev: list[Event]) -> None:
     """R91 step 5: all the giver's influence (own and temporary) goes to ``receiver``, whose gift to
     the giver, if any, is cancelled; the giver leaves this resolution."""
     hold = state.res_hold
@@ -158,7 +158,7 @@ def give_influence(state: State, giver: int, receiver: int, ev: list) -> None:
         cancel(state, receiver, giver, "R67", ev)
 
 
-def _appoint(state: State, parts: list[int], counts: list[int], ev: list) -> None:
+def _appoint(state: State, parts: list[int], counts: list[int], ev: list[Event]) -> None:
     """R91 steps 3, 7, 8 (R102 for a final tie; R101: no marker, no Minister)."""
     m = state.res_m
     if len(parts) == 2:

@@ -5,7 +5,7 @@ The Extra Action and the Bribery cards lead into box-action machinery and are ha
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Event, event
 
 from .cards import draw
 from .components import INSULT_VP, REWARD_INDEX, REWARDS
@@ -18,7 +18,7 @@ CASH, GIFT, EXTRA_ACTION, INSULTED, RECRUIT = (
 CASH_CARDS = 4  # R70: the Cash card draws 4 Confucius cards
 
 
-def draw_reward(state: State, p: int, ev: list) -> None:
+def draw_reward(state: State, p: int, ev: list[Event]) -> None:
     """R76: the top reward card goes to ``p``'s hand (face down: only ``p`` sees which); none when
     the stack is empty."""
     if not state.reward_deck:
@@ -37,7 +37,7 @@ def discard_reward(state: State, p: int, card: int) -> None:
     state.rewards[p].remove(card)
 
 
-def cash(state: State, p: int, ev: list) -> None:
+def cash(state: State, p: int, ev: list[Event]) -> None:
     draw(state, p, CASH_CARDS, ev)  # R70
 
 
@@ -51,7 +51,7 @@ def recruit(state: State, p: int) -> None:
     state.colonies[p] += 1
 
 
-def insult(state: State, p: int, ev: list) -> None:
+def insult(state: State, p: int, ev: list[Event]) -> None:
     """R75: an army from the colonies goes onto the card for good; +2 VP."""
     state.colonies[p] -= 1
     state.insulted = p

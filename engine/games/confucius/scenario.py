@@ -176,7 +176,7 @@ def validate(s: State) -> None:
             _check(s.owner[i] < 0, f"a marker on the empty space {space_name(i)}")
         elif t == CANDIDATE:
             _check(
-                s.owner[i] >= 0 and s.secured[i],
+                s.owner[i] >= 0 and bool(s.secured[i]),
                 f"candidate on {space_name(i)} without a secured marker (R4)",
             )
         else:
@@ -473,8 +473,8 @@ def _pieces(s: State, desc: dict[str, Any], seat: Any) -> None:
     for land, chit in desc.get("land_chits", {}).items():
         _check(chit == 0 or chit in BLUE_CHITS, f"no Distant Land chit worth {chit} (R5)")
         s.land_chit[DISTANT_INDEX[land]] = chit
-    for d, land in enumerate(DISTANT_LANDS):  # the first visitor took the chit (R47)
-        if any(s.reached[p] >> d & 1 for p in range(s.n)) and land not in desc.get("land_chits", {}):
+    for d, land_id in enumerate(DISTANT_LANDS):  # the first visitor took the chit (R47)
+        if any(s.reached[p] >> d & 1 for p in range(s.n)) and land_id not in desc.get("land_chits", {}):
             s.land_chit[d] = 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import event
+from engine.core import Event, event
 
 from .military import general_measure
 from .ministries import BINGBU, GONGBU, HUBU
@@ -76,7 +76,12 @@ def winners(scores: list[int], ranked: list[int], tiebreak: str | None) -> list[
     return [p for p in ranked if scores[p] == scores[ranked[0]]]
 
 
-def finish(state: State, ev: list) -> None:
+def result(state: State) -> dict[str, Any] | None:
+    """The result fixed by :func:`finish` (R109-R112), ``None`` while the game runs."""
+    return state.outcome
+
+
+def finish(state: State, ev: list[Event]) -> None:
     """R103, R109: award the titles, then fix the result; the game is over."""
     info = titles(state)
     for title, p in info["holders"].items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Rng
+from engine.core import Action, Rng
 
 # Phases: whose decision is pending and what it is about (R23; decision points of section 21).
 CHOOSE_CM = 0  # D1: previous Chief Minister names the new one
@@ -174,6 +174,61 @@ class State:
         "rewards",
         "rng",
     )
+    tile: list[int]
+    owner: list[int]
+    secured: list[int]
+    resolved: list[int]
+    minister: list[int]
+    secretary: list[int]
+    chits: list[int]
+    stack: list[int]
+    candidates: list[int]
+    students: list[int]
+    hands: list[int]
+    deck: list[int]
+    discard: list[int]
+    held: list[int]
+    tutor: list[int]
+    reward_deck: list[int]
+    gift: list[int]
+    given: list[int]
+    score: list[int]
+    cubes: list[int]
+    placed: list[int]
+    commercial: list[int]
+    passed: list[int]
+    stock: list[int]
+    colonies: list[int]
+    foreign: list[int]
+    land_state: list[int]
+    shipyard: list[int]
+    ocean: list[int]
+    reached: list[int]
+    land_chit: list[int]
+    n: int
+    advanced: bool
+    admiral_variant: bool
+    round: int
+    wall: int
+    phase: int
+    seat: int
+    mode: int
+    turn: int
+    cm: int
+    candidate: int
+    forced: int
+    insulted: int
+    supply: int
+    res_m: int
+    court: int
+    boxes: list[list[int]]
+    rewards: list[list[int]]
+    res_hold: list[int]
+    ctx: Any
+    outcome: dict[str, Any] | None
+    colours: tuple[int, ...]
+    rng: Rng
+    _legal: list[Action] | None
 
     def clone(self) -> State:
         new = State.__new__(State)
@@ -188,7 +243,7 @@ class State:
         new.ctx = self.ctx  # treated as immutable: always replaced, never mutated
         new.colours = self.colours
         new.outcome = self.outcome
-        new._legal = None
+        new._legal = self._legal  # shared: replaced, never mutated in place (engine.core.GameBase)
         return new
 
     def to_json(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.core import Rng
+from engine.core import Action, Rng
 
 from .cards import CURRENCY_NAMES, KINDS, card_fields, hand_size
 from .components import (
@@ -237,3 +237,14 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
         s.candidates[i] = k
     s.rng = Rng.reseeded(rng)
     return s
+
+
+def public_action(state: State, action: Action) -> Action | None:
+    """The action as the other seats see it (MASKED_ACTIONS of outputs.py), or None when all of it is
+    public: the card of a tutoring play and a hand kept are face down for others (R116, R98)."""
+    kind = action["type"]
+    if kind == "tutor":
+        return {"type": kind, "student": action["student"]}
+    if kind == "keep_cards":
+        return {"type": kind}
+    return None

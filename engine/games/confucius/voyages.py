@@ -3,7 +3,7 @@ Admiral count (R46-R48, R58.1, R105)."""
 
 from __future__ import annotations
 
-from engine.core import event
+from engine.core import Event, event
 
 from .components import ADMIRAL_PER_MARKER, DISTANT_LANDS, JUNKS_PER_VOYAGE
 from .rewards import draw_reward
@@ -26,7 +26,7 @@ def sail(state: State, p: int, count: int) -> int:
     return voyages
 
 
-def reach(state: State, p: int, land: int, ev: list) -> None:
+def reach(state: State, p: int, land: int, ev: list[Event]) -> None:
     """R47: a marker on the land; the first to arrive takes its blue chit; a reward card each time."""
     state.reached[p] |= 1 << land
     vp = state.land_chit[land]

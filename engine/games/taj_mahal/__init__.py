@@ -1,5 +1,5 @@
 """Taj Mahal (Reiner Knizia, alea 2000) for 3-5 players; rules in RULES.md beside this file."""
 
-from engine.games.taj_mahal.game import TajMahal
+from .game import TajMahal
 
 GAME = TajMahal()

@@ -1,4 +1,4 @@
-"""What each accepted action does: one function per action type, called by ``rules.apply``.
+"""What each accepted action does: one handler per action type, keyed in ``HANDLERS``.
 
 They run only after the action was found in the legal list, so they mutate without checking.  What
 follows a decision automatically (forced placements, scoring, draws, the end of a visit) is in
@@ -7,9 +7,10 @@ follows a decision automatically (forced placements, scoring, draws, the end of 
 
 from __future__ import annotations
 
-from engine.core import Action, Event, action_events, event
-from engine.games.taj_mahal.components import ANY_COLOUR, SPECIAL, TWO_POINTS
-from engine.games.taj_mahal.flow import (
+from engine.core import Action, Event, Handler, event
+
+from .components import ANY_COLOUR, SPECIAL, TWO_POINTS
+from .flow import (
     continue_taking,
     continue_withdrawal,
     next_in_visit,
@@ -17,15 +18,14 @@ from engine.games.taj_mahal.flow import (
     place_regular,
     take_card,
 )
-from engine.games.taj_mahal.state import PLACE, Player, State
+from .state import PLACE, Player, State
 
 
-def play(s: State, seat: int, action: Action) -> list[Event]:
+def play(s: State, seat: int, action: Action, events: list[Event]) -> None:
     """R24-R30: cards go face up on the player's table; the first coloured card not covered by the
     any-colour card fixes the commitment colour (R25, R26)."""
     comp = s.comp
     p = s.players[seat]
-    events = action_events(seat, action)
     c = comp.card_index[action["card"]]
     _lay(s, p, c)
     sets_colour = True
@@ -40,7 +40,6 @@ def play(s: State, seat: int, action: Action) -> list[Event]:
     if sets_colour and p.colour < 0:
         p.colour = comp.card_colour[c]
     s.current = next_in_visit(s, seat)  # R21; alone, the same player again (R23)
-    return events
 
 
 def _lay(s: State, p: Player, card: int) -> None:
@@ -64,7 +63,7 @@ def _lay(s: State, p: Player, card: int) -> None:
 # Withdrawal (R40 steps 1-10)
 
 
-def withdraw(s: State, seat: int, events: list[Event]) -> None:
+def withdraw(s: State, seat: int, action: Action, events: list[Event]) -> None:
     comp = s.comp
     p = s.players[seat]
     p.in_visit = False
@@ -111,3 +110,12 @@ def take(s: State, seat: int, action: Action, events: list[Event]) -> None:
     """D3: one display card (R48), then the next card or the end of the turn."""
     take_card(s, seat, s.comp.card_index[action["card"]])
     continue_taking(s, seat, events)
+
+
+HANDLERS: dict[str, Handler[State]] = {
+    "play": play,
+    "withdraw": withdraw,
+    "palace": palace,
+    "crown": crown,
+    "take": take,
+}

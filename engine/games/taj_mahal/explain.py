@@ -5,21 +5,24 @@ only finds the most helpful reason."""
 from __future__ import annotations
 
 from engine.core import Action, IllegalAction
-from engine.games.taj_mahal.components import COLORED
-from engine.games.taj_mahal.state import PLACE, TAKE, TURN, Player, State
 
+from .components import COLORED
+from .state import PHASE_RULES, PLACE, TAKE, TURN, Player, State
+
+#: The action types each decision accepts, and what to tell a player who sends another.
 _DECISIONS = {
-    TURN: (("play", "withdraw"), "R22", "it is your turn: play cards or withdraw"),
-    PLACE: (("palace", "crown"), "R40", "you are withdrawing: place your palaces first (D2)"),
-    TAKE: (("take",), "R48", "you are withdrawing: take your display cards first (D3)"),
+    TURN: (("play", "withdraw"), "it is your turn: play cards or withdraw"),
+    PLACE: (("palace", "crown"), "you are withdrawing: place your palaces first (D2)"),
+    TAKE: (("take",), "you are withdrawing: take your display cards first (D3)"),
 }
 
 
-def explain(s: State, action: Action) -> IllegalAction:
-    kinds, rule, message = _DECISIONS[s.phase]
+def explain(s: State, seat: int, action: Action) -> IllegalAction:
+    """Why ``action`` (well-formed, not in the legal list) is refused for ``seat``, the seat to move."""
+    kinds, message = _DECISIONS[s.phase]
     kind = action["type"]
     if kind not in kinds:
-        return IllegalAction(rule, f"{kind} is not possible now; {message}", "type")
+        return IllegalAction(PHASE_RULES[s.phase], f"{kind} is not possible now; {message}", "type")
     if kind == "play":
         return _explain_play(s, action)
     if kind == "take":

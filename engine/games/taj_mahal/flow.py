@@ -9,10 +9,11 @@ same state (X2, X8).
 from __future__ import annotations
 
 from engine.core import Event, event
-from engine.games.taj_mahal import scoring
-from engine.games.taj_mahal.components import CARD, POINTS, SPECIAL
-from engine.games.taj_mahal.legal import current_cities, free_cities
-from engine.games.taj_mahal.state import OVER, TAKE, TURN, State
+
+from . import scoring
+from .components import CARD, POINTS, SPECIAL
+from .legal import current_cities, free_cities
+from .state import OVER, TAKE, TURN, State
 
 
 def next_in_visit(s: State, seat: int) -> int:
@@ -250,3 +251,8 @@ def _end_game(s: State, events: list[Event]) -> None:
             rule="R61",
         )
     )
+
+
+def to_move(s: State) -> int | None:
+    """The seat of the pending decision, ``None`` once over."""
+    return None if s.phase == OVER else s.current

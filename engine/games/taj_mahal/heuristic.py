@@ -9,9 +9,9 @@ tuned against random play (200 four-player games per setting).
 
 from __future__ import annotations
 
-from engine.games.taj_mahal import scoring
-from engine.games.taj_mahal.components import CARD, GOOD, POINTS
-from engine.games.taj_mahal.state import OVER, TURN, State
+from . import scoring
+from .components import CARD, GOOD, POINTS
+from .state import OVER, TURN, State
 
 CARD_VALUE = 0.35  # a card in hand at the start: a future play
 HAND_CAP = 10  # cards beyond this many are rarely played

@@ -2,36 +2,31 @@
 
 D1 ``play`` / ``withdraw`` on a turn; D2 ``palace`` (one per regular palace) then ``crown`` during a
 withdrawal; D3 ``take`` (one per display card).  This is the bots' inner loop: the list is built from
-literal dicts and cached on the state until the next ``apply``.
+literal dicts (engine.core.GameBase caches the list on the state).
 """
 
 from __future__ import annotations
 
 from engine.core import Action
-from engine.games.taj_mahal.components import ANY_COLOUR, COLORED, NO_CARD, WHITE
-from engine.games.taj_mahal.state import PLACE, TAKE, TURN, State
+
+from .components import ANY_COLOUR, COLORED, NO_CARD, WHITE
+from .state import PLACE, TAKE, TURN, State
 
 
 def legal_actions(s: State) -> list[Action]:
-    """Every action ``apply`` accepts now (cached on the state until the next apply)."""
-    legal = s._legal
-    if legal is None:
-        phase = s.phase
-        if phase == TURN:
-            legal = _turn_actions(s)
-        elif phase == PLACE:
-            ids = s.comp.city_ids
-            if s.to_place:
-                legal = [{"type": "palace", "city": ids[c]} for c in free_cities(s)]
-            else:  # R37: the crowned palace may join any city
-                legal = [{"type": "crown", "city": ids[c]} for c in current_cities(s)]
-        elif phase == TAKE:
-            ids = s.comp.card_ids
-            legal = [{"type": "take", "card": ids[c]} for c in s.display]
-        else:
-            legal = []
-        s._legal = legal
-    return legal
+    """Every action ``apply`` accepts now, a new list (GameBase caches it on the state)."""
+    phase = s.phase
+    if phase == TURN:
+        return _turn_actions(s)
+    if phase == PLACE:
+        ids = s.comp.city_ids
+        if s.to_place:
+            return [{"type": "palace", "city": ids[c]} for c in free_cities(s)]
+        return [{"type": "crown", "city": ids[c]} for c in current_cities(s)]  # R37: any city
+    if phase == TAKE:
+        ids = s.comp.card_ids
+        return [{"type": "take", "card": ids[c]} for c in s.display]
+    return []
 
 
 def _turn_actions(s: State) -> list[Action]:

@@ -45,9 +45,10 @@ import copy
 from typing import Any
 
 from engine.core import Rng
-from engine.games.taj_mahal.components import ANY_COLOUR, COLORED, GOOD, SPECIAL, STANDARD, Components
-from engine.games.taj_mahal.setup import place_province_tiles
-from engine.games.taj_mahal.state import Player, State
+
+from .components import ANY_COLOUR, COLORED, GOOD, SPECIAL, STANDARD, Components
+from .setup import place_province_tiles
+from .state import Player, State
 
 LETTERS = {"V": "vizier", "G": "general", "M": "monk", "P": "princess", "K": "grand_mogul", "E": "elephant"}
 SPECIALS = {
@@ -97,16 +98,17 @@ class _Kit:
             return name
         colour, symbols = parse_card(name)
         for r in rows:
-            if r["id"] not in self.used_cards and r["color"] == colour and sorted(r["symbols"]) == symbols:
-                self.used_cards.add(r["id"])
-                return r["id"]
+            card_id: str = r["id"]
+            if card_id not in self.used_cards and r["color"] == colour and sorted(r["symbols"]) == symbols:
+                self.used_cards.add(card_id)
+                return card_id
         kind = "white" if colour == "white" else "colored"
         _check(colour in STANDARD.colours or kind == "white", "R7", f"no card colour {colour!r}")
-        fixture = {"id": f"fixture-{len(rows) + 1}", "kind": kind, "color": colour, "symbols": symbols}
-        cards[kind].append(fixture)
-        self.used_cards.add(fixture["id"])
+        fixture_id = f"fixture-{len(rows) + 1}"
+        cards[kind].append({"id": fixture_id, "kind": kind, "color": colour, "symbols": symbols})
+        self.used_cards.add(fixture_id)
         self.changed = True
-        return fixture["id"]
+        return fixture_id
 
     def bonus(self, name: str) -> str:
         """The id of an unused bonus tile of kind ``name`` (a fixture tile if none is left)."""
@@ -115,14 +117,15 @@ class _Kit:
         key = {"points": "points", "card": "cards", "good": "good"}[kind]
         tiles = self.raw["bonus_tiles"]["tiles"]
         for t in tiles:
-            if t["id"] not in self.used_bonus and t["type"] == kind and t[key] == value:
-                self.used_bonus.add(t["id"])
-                return t["id"]
-        fixture = {"id": f"fixture-bonus-{len(tiles) + 1}", "type": kind, key: value, "kept": kind == "good"}
-        tiles.append(fixture)
-        self.used_bonus.add(fixture["id"])
+            tile_id: str = t["id"]
+            if tile_id not in self.used_bonus and t["type"] == kind and t[key] == value:
+                self.used_bonus.add(tile_id)
+                return tile_id
+        fixture_id = f"fixture-bonus-{len(tiles) + 1}"
+        tiles.append({"id": fixture_id, "type": kind, key: value, "kept": kind == "good"})
+        self.used_bonus.add(fixture_id)
         self.changed = True
-        return fixture["id"]
+        return fixture_id
 
     def components(self) -> Components:
         return Components(self.raw) if self.changed else STANDARD

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games.taj_mahal.components import COLORED, WHITE, Components
-from engine.games.taj_mahal.state import State
+from .components import COLORED, WHITE, Components
+from .state import State
 
 
 def gain_good(goods: list[int], good: int) -> int:

@@ -5,14 +5,18 @@ The scenario builder reuses :func:`place_province_tiles` so fixture maps get the
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.core import Rng
-from engine.games.taj_mahal.components import Components
-from engine.games.taj_mahal.flow import deal_display
-from engine.games.taj_mahal.state import State
+
+from .components import STANDARD, Components
+from .flow import deal_display
+from .state import State
 
 
-def setup(comp: Components, players: int, seed: int) -> State:
-    """R10-R18: a fresh game on the standard board (or any kit with one province per tile)."""
+def setup(players: int, options: dict[str, Any], seed: int, comp: Components = STANDARD) -> State:
+    """R10-R18: a fresh game on the standard board (or any kit with one province per tile); Taj Mahal
+    has no options."""
     s = State(comp, players, seed)
     rng = s.rng
     place_province_tiles(s, rng)
@@ -26,8 +30,8 @@ def setup(comp: Components, players: int, seed: int) -> State:
         if city is not None:
             s.bonus_on[comp.city_index[city]] = b
     rng.shuffle(loose)
-    for b, city in zip(loose, forts, strict=True):
-        s.bonus_on[city] = b
+    for b, fort in zip(loose, forts, strict=True):
+        s.bonus_on[fort] = b
     # R12, R13 are the State defaults (court full, supply 5 each, special cards beside the board).
     s.deck = list(comp.normal_cards)
     rng.shuffle(s.deck)  # R14

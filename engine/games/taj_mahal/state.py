@@ -9,11 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Rng
-from engine.games.taj_mahal.components import STANDARD, Components
+
+from .components import STANDARD, Components
 
 # Phases: whose decision is pending and which one (RULES.md §14).
 TURN, PLACE, TAKE, OVER = 0, 1, 2, 3  # D1 play or withdraw, D2 palaces, D3 display cards, game over
 PHASE_NAMES = ("turn", "place", "take", "over")
+#: The rule of each pending decision: D1 the turn (R22), D2 the withdrawal's palaces (R40; the view
+#: names the palace's own rule, R36 or R37), D3 the display cards (R48).
+PHASE_RULES = {TURN: "R22", PLACE: "R40", TAKE: "R48"}
 
 
 class Player:
@@ -183,7 +187,7 @@ class State:
         s.won_tile = self.won_tile
         s.to_take = self.to_take
         s.final_bonus = self.final_bonus
-        s._legal = None
+        s._legal = self._legal  # shared: replaced, never mutated in place (engine.core.GameBase)
         return s
 
     def to_json(self) -> dict[str, Any]:

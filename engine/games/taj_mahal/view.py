@@ -11,9 +11,10 @@ import random
 from typing import Any
 
 from engine.core import Rng
-from engine.games.taj_mahal import scoring
-from engine.games.taj_mahal.legal import current_cities, free_cities
-from engine.games.taj_mahal.state import OVER, PHASE_NAMES, PLACE, TAKE, TURN, State
+
+from . import scoring
+from .legal import current_cities, free_cities
+from .state import OVER, PHASE_NAMES, PHASE_RULES, PLACE, TAKE, TURN, State
 
 
 def view(s: State, seat: int | None) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def _pending(s: State) -> dict[str, Any] | None:
     client should not have to re-implement."""
     base = {"seat": s.current}
     if s.phase == TURN:
-        return {**base, "decision": "play_or_withdraw", "rule": "R22"}
+        return {**base, "decision": "play_or_withdraw", "rule": PHASE_RULES[TURN]}
     if s.phase == PLACE:
         regular = s.to_place > 0  # regular palaces come first, the crowned one last (X3)
         cities = free_cities(s) if regular else current_cities(s)
@@ -94,7 +95,7 @@ def _pending(s: State) -> dict[str, Any] | None:
             "cities": [s.comp.city_ids[c] for c in cities],
         }
     if s.phase == TAKE:
-        return {**base, "decision": "take", "rule": "R48", "left": s.to_take}
+        return {**base, "decision": "take", "rule": PHASE_RULES[TAKE], "left": s.to_take}
     return None
 
 

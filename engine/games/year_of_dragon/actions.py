@@ -5,9 +5,7 @@ Handlers run only after the action was found in the legal list, so they mutate w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from engine.core import Action, Event
+from engine.core import Action, Event, Handler
 
 from .components import (
     ACTION_BASE,
@@ -192,8 +190,7 @@ def release(state: State, seat: int, a: Action, events: list[Event]) -> None:
         next_releaser(state, events)
 
 
-Handler = Callable[[State, int, Action, list[Event]], None]
-HANDLERS: dict[str, Handler] = {
+HANDLERS: dict[str, Handler[State]] = {
     "court": court,
     "place": place_pending,
     "action": choose_action,

@@ -1,7 +1,8 @@
 """Why an action is refused: the cold path of ``apply``, run only for actions not in the legal list.
 
-It never decides legality (the legal list does); it finds the rule to name, checking the most basic
-reasons first: values outside the action schema, then the wrong kind of decision, then its rules.
+It never decides legality (the legal list does) and sees only well-formed actions (``check_shape`` ran
+first); it finds the rule to name, checking the most basic reasons first: the wrong kind of decision,
+then its rules.
 """
 
 from __future__ import annotations
@@ -14,25 +15,21 @@ from .components import (
     ACTION_IDS,
     ACTION_INDEX,
     CARD_INDEX,
-    CONTAGION,
-    DROUGHT,
     EVENT_IDS,
     GROUP_FEE,
     MAX_FLOORS,
-    MONGOLS,
     PRIVILEGE,
     SMALL_COST,
     TILE_IDS,
     TILE_INDEX,
     TILE_TYPE,
     TILE_YOUNG,
-    TRIBUTE,
     WILD,
 )
+from .flow import decision_rule
 from .legal import court_pair
-from .monthly_events import month_event
+from .monthly_events import EVENT_RULES, month_event
 from .palaces import has_free_floor
-from .schemas import ACTIONS
 from .state import ACTION, BUILD, COURT, FULL, PERSON, PHASE_NAMES, PLACE, RELEASE, State
 from .state import PRIVILEGE as PRIVILEGE_PHASE
 
@@ -47,7 +44,6 @@ PHASE_TYPES: dict[int, tuple[str, ...]] = {
     FULL: ("replace", "release_newcomer"),
     RELEASE: ("release",),
 }
-_EVENT_RULES = {TRIBUTE: "R42", DROUGHT: "R43", MONGOLS: "R45", CONTAGION: "R46"}
 #: The rule that says when each kind of release may happen, for refusing it at any other time.
 _RELEASE_RULES = {
     "release": ("R17", "persons are never released voluntarily, only when an event demands it; "),
@@ -56,23 +52,8 @@ _RELEASE_RULES = {
 }
 
 
-def decision_rule(state: State) -> str:
-    """The rule governing the pending decision (for refusals and the view's ``pending``)."""
-    phase = state.phase
-    if phase == RELEASE:
-        return _EVENT_RULES[month_event(state)]
-    if phase == PLACE:
-        return "R14" if state.round == 0 else "R37"
-    return {COURT: "R14", ACTION: "R23", BUILD: "R29", PRIVILEGE_PHASE: "R34", PERSON: "R36", FULL: "R37"}[
-        phase
-    ]
-
-
 def explain(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     kind = action["type"]
-    for name, spec in ACTIONS[kind]["properties"].items():
-        if "enum" in spec and action[name] not in spec["enum"]:
-            return IllegalAction("schema", f"{name}: {action[name]!r} is not one of {spec['enum']}", name)
     rule = decision_rule(state)
     if kind not in PHASE_TYPES[state.phase]:
         # A person leaves only when a rule demands it (R17): name that rule, not the pending decision's.
@@ -84,7 +65,8 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
         return IllegalAction(
             rule, f"you have no palace {action['palace']} (you own {len(palaces)})", "palace"
         )
-    reason = _WHY.get(kind, lambda *_: None)(state, seat, action)
+    why = _WHY.get(kind)
+    reason = None if why is None else why(state, seat, action)
     if reason is not None:
         return IllegalAction(*reason)
     return IllegalAction(rule, f"{kind} is not one of the legal choices now")
@@ -174,7 +156,7 @@ def _replace(state: State, seat: int, a: dict[str, Any]) -> Reason:
 
 
 def _release(state: State, seat: int, a: dict[str, Any]) -> Reason:
-    rule = _EVENT_RULES[month_event(state)]
+    rule = EVENT_RULES[month_event(state)]
     persons = state.palaces[seat][a["palace"]][1]
     if TILE_INDEX[a["person"]] not in persons:
         return (rule, f"palace {a['palace']} holds no {a['person']}")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.core import Event, event
+from engine.core import Action, Event, event
 
 from .components import ACTION_IDS, GROUP_SIZES, NO_PERSON_ROUND, ROUNDS
-from .monthly_events import decay, resolve
+from .monthly_events import EVENT_RULES, decay, month_event, resolve
 from .palaces import track_order
 from .scoring import score_final, score_round
-from .state import ACTION, COURT, OVER, PERSON, RELEASE, State
+from .state import ACTION, COURT, OVER, PERSON, PHASE_RULES, PLACE, RELEASE, State
 
 
 def _next_seat(
@@ -111,3 +111,27 @@ def finish(state: State, events: list[Event]) -> None:
     events.append(score_final(state))
     state.phase = OVER
     state.turn = 0
+
+
+def to_move(state: State) -> int | None:
+    """The seat of the pending decision, ``None`` once over."""
+    return None if state.phase == OVER else state.order[state.turn]
+
+
+def forced(state: State, only: Action) -> bool:
+    """Whether the engine plays ``only``, the single legal action, itself: RULES section 15 lets it
+    decide when every option leads to the same state, so a seat is only ever asked when it has a real
+    choice; except for the Person decision while played cards are hidden (R58a): an automatic play
+    (made during the previous seat's move) would reveal that the hand allowed one play only, e.g. that
+    the last card was a typed one rather than a wild one."""
+    return state.phase != PERSON or state.reveal
+
+
+def decision_rule(state: State) -> str:
+    """The rule governing the pending decision (for refusals and the view's ``pending``)."""
+    phase = state.phase
+    if phase == RELEASE:
+        return EVENT_RULES[month_event(state)]
+    if phase == PLACE and state.round == 0:
+        return "R14"
+    return PHASE_RULES[phase]

@@ -27,7 +27,7 @@ from .components import (
 )
 from .monthly_events import month_event
 from .palaces import key_parts, release_key
-from .state import State
+from .state import OVER, State
 
 REFILL: Action = {"type": "refill"}
 BUILD_PALACE: Action = {"type": "build_palace"}
@@ -98,7 +98,7 @@ def person(state: State, seat: int) -> list[Action]:
     """DP6 (R36): a card from the hand and an available tile it allows; a card that allows none is
     spent for nothing."""
     supply, hand = state.supply, state.hands[seat]
-    out = []
+    out: list[Action] = []
     for t, tiles in enumerate(TYPE_TILES):
         if hand[t]:
             card = CARD_IDS[t]
@@ -160,3 +160,8 @@ LEGAL: tuple[Callable[[State, int], list[Action]], ...] = (
     full,
     release,
 )
+
+
+def legal_actions(state: State) -> list[Action]:
+    """The pending decision's actions, a new list (GameBase caches it on the state); ``[]`` once over."""
+    return [] if state.phase == OVER else LEGAL[state.phase](state, state.order[state.turn])

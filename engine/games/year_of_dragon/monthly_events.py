@@ -28,6 +28,9 @@ from .components import (
 from .palaces import decayed, person_count, symbols
 from .state import Palace, State
 
+#: The rule of each event that makes persons leave (R42-R46).
+EVENT_RULES = {TRIBUTE: "R42", DROUGHT: "R43", MONGOLS: "R45", CONTAGION: "R46"}
+
 
 def month_event(state: State) -> int:
     """R39: the event of month m is the tile in slot m of the row."""

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Event
+from engine.core import Event, play_forced, resolve_options
 
 from .components import (
     ACTION_IDS,
@@ -76,9 +76,10 @@ from .components import (
     WILD,
 )
 from .flow import begin_event, deal, end_month, finish
+from .game import YearOfDragon
+from .inputs import OPTIONS
 from .palaces import track_order
-from .rules import settle
-from .setup import new_state, row_is_valid
+from .setup import row_is_valid, setup
 from .state import ACTION, PERSON, State
 
 
@@ -122,7 +123,8 @@ def build_with_events(desc: dict[str, Any]) -> tuple[State, list[Event]]:
     n = desc.get("players")
     if n not in SUPPLY:
         raise InvalidScenario("R10", f"players must be one of {sorted(SUPPLY)}, got {n!r}")
-    state = new_state(n, {"first_player": 0, **desc.get("options", {})}, desc.get("seed", 0))
+    options = resolve_options(OPTIONS, {"first_player": 0, **desc.get("options", {})})
+    state = setup(n, options, desc.get("seed", 0))
     if phase == "court":
         return state, []
     rnd = ROUNDS if phase == "final" else desc.get("round", 1)
@@ -143,10 +145,10 @@ def build_with_events(desc: dict[str, Any]) -> tuple[State, list[Event]]:
     events: list[Event] = []
     if phase == "event":
         begin_event(state, events)
-        settle(state, events)
+        play_forced(YearOfDragon.rules, state, events)
     elif phase == "decay":
         end_month(state, events)
-        settle(state, events)
+        play_forced(YearOfDragon.rules, state, events)
     elif phase == "final":
         finish(state, events)
     return state, events
@@ -177,10 +179,10 @@ def _row(desc: dict[str, Any], rnd: int, seeded: list[int]) -> list[int]:
     if "event" in desc:
         if desc["event"] not in EVENT_INDEX:
             raise InvalidScenario("R5", f"unknown event {desc['event']!r}")
-        row = _row_with(rnd, EVENT_INDEX[desc["event"]])
-        if row is None:
+        found = _row_with(rnd, EVENT_INDEX[desc["event"]])
+        if found is None:
             raise InvalidScenario("R11", f"month {rnd} cannot hold {desc['event']}")
-        return row
+        return found
     return seeded
 
 

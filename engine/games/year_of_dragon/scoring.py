@@ -20,7 +20,7 @@ from .components import (
     YUAN_PER_VP,
 )
 from .palaces import person_count, symbols, track_order
-from .state import State
+from .state import OVER, State
 
 TIEBREAK = "person_track"
 
@@ -60,8 +60,11 @@ def score_final(state: State) -> Event:
     return event("final_scoring", vp=state.final)
 
 
-def result(state: State) -> dict[str, Any]:
-    """R55, R55a: all seats by VP, equal VP broken by the person track (stack top first)."""
+def result(state: State) -> dict[str, Any] | None:
+    """R55, R55a: all seats by VP, equal VP broken by the person track (stack top first), so the tie-break
+    always leaves one winner; ``None`` while the game runs."""
+    if state.phase != OVER:
+        return None
     track = track_order(state)
     ranking = sorted(range(state.n), key=lambda s: (-state.vp[s], track.index(s)))
     tied = any(state.vp[a] == state.vp[b] for a, b in pairwise(ranking))
@@ -69,6 +72,7 @@ def result(state: State) -> dict[str, Any]:
         "scores": state.vp[:],
         "ranking": ranking,
         "tiebreak": TIEBREAK if tied else None,
+        "winners": ranking[:1],
         "track_order": track,
         "final_scoring": [
             dict(zip(("persons", "monks", "money"), parts, strict=True)) for parts in state.final or []

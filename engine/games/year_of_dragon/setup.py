@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import InvalidOptions, Rng, resolve_options
+from engine.core import InvalidOptions, Rng
 
 from .components import (
     EVENT_COUNTS,
@@ -15,7 +15,6 @@ from .components import (
     START_YUAN,
     SUPPLY,
 )
-from .schemas import OPTIONS
 from .state import COURT, State
 
 
@@ -40,7 +39,7 @@ def event_row(draws: list[int]) -> list[int]:
             row[slot - 2], row[slot - 1] = row[slot - 1], row[slot - 2]
         row[slot] = tile
     assert None not in row
-    return row  # type: ignore[return-value]
+    return row  # type: ignore[return-value]  # the assert above proves no slot is None; mypy cannot narrow a list
 
 
 def row_is_valid(row: list[int]) -> bool:
@@ -64,13 +63,13 @@ def shuffled_draws(rng: Rng) -> list[int]:
     return tiles
 
 
-def new_state(players: int, options: dict[str, Any] | None, seed: int) -> State:
-    """A fresh game at the start of the initial court (R12-R14), the options validated (R13, R58a, R65).
+def setup(players: int, options: dict[str, Any], seed: int) -> State:
+    """A fresh game at the start of the initial court (R12-R14); ``options`` are already resolved against
+    the option schema (R13, R58a, R65).
 
     ``first_player`` -1 draws the first player from the seed (R13: the server picks at random when
     none is given; the choice is public)."""
-    opts = resolve_options(OPTIONS, options)
-    first_player = opts["first_player"]
+    first_player = options["first_player"]
     if not -1 <= first_player < players:
         raise InvalidOptions(
             "first_player", f"must be a seat 0-{players - 1}, or -1 for random; got {first_player}"
@@ -78,8 +77,8 @@ def new_state(players: int, options: dict[str, Any] | None, seed: int) -> State:
     s = State.__new__(State)
     rng = Rng(seed)
     s.n = players
-    s.large_cost = opts["large_privilege_cost"]
-    s.reveal = opts["reveal_played_card"]
+    s.large_cost = options["large_privilege_cost"]
+    s.reveal = options["reveal_played_card"]
     s.row = event_row(shuffled_draws(rng))
     s.first_player = rng.below(players) if first_player < 0 else first_player
     s.rng = rng
@@ -109,5 +108,5 @@ def new_state(players: int, options: dict[str, Any] | None, seed: int) -> State:
     s.owed = [0] * players
     s.last = -1
     s.final = None
-    s.legal = None
+    s._legal = None
     return s

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Rng
+from engine.core import Action, Rng
 
 # Decision phases: which pending decision ``to_move`` faces (RULES section 15).
 COURT = 0  # DP1: choose the two young tiles of the initial court (R14)
@@ -22,6 +22,18 @@ FULL = 6  # DP8: no free floor: replace a person or release the newcomer (R37)
 RELEASE = 7  # DP9-DP12: release one person owed to the month's event (R42-R46)
 OVER = 8
 PHASE_NAMES = ("court", "place", "action", "build", "privilege", "person", "full", "release", "over")
+#: The rule of each pending decision; flow.decision_rule refines PLACE (R14 in the initial court) and
+#: RELEASE (the rule of the month's event).
+PHASE_RULES = {
+    COURT: "R14",
+    PLACE: "R37",
+    ACTION: "R23",
+    BUILD: "R29",
+    PRIVILEGE: "R34",
+    PERSON: "R36",
+    FULL: "R37",
+    RELEASE: "R40",
+}
 
 Palace = tuple[int, tuple[int, ...]]
 
@@ -34,11 +46,12 @@ class State:
     each seat still owes the month's event (R40); ``last``: the key of the last release made for the
     current obligation (releases are named in palace order, so each set of releases is one sequence).
     ``masks``: per seat, per card played, the set (bitmask) of cards that public information allows it to
-    have been (R58a); ``played`` holds the cards actually played.  ``legal`` caches ``legal_actions``; it
-    is never encoded and is dropped by every mutation.
+    have been (R58a); ``played`` holds the cards actually played.  ``_legal`` caches the legal list (see
+    engine.core.GameBase); it is never encoded.
     """
 
     __slots__ = (
+        "_legal",
         "arrival",
         "build_left",
         "clock",
@@ -51,7 +64,6 @@ class State:
         "large",
         "large_cost",
         "last",
-        "legal",
         "masks",
         "n",
         "order",
@@ -74,6 +86,7 @@ class State:
         "yuan",
     )
 
+    _legal: list[Action] | None
     n: int
     large_cost: int
     reveal: bool
@@ -142,7 +155,7 @@ class State:
         c.owed = self.owed[:]
         c.last = self.last
         c.final = self.final  # set once at the end, never mutated
-        c.legal = self.legal  # same state, same list (callers must not mutate it)
+        c._legal = self._legal  # same state, same list (never mutated in place: engine.core.GameBase)
         return c
 
     def to_json(self) -> dict[str, Any]:
@@ -159,8 +172,8 @@ class State:
         s.rng = Rng(d["rng"])
         s.groups = [tuple(g) for g in d["groups"]]
         s.palaces = [[(f, tuple(ps)) for f, ps in pals] for pals in d["palaces"]]
-        s.legal = None
+        s._legal = None
         return s
 
 
-_ENCODED = tuple(name for name in State.__slots__ if name != "legal")
+_ENCODED = tuple(name for name in State.__slots__ if name != "_legal")

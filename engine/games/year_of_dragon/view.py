@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.core import Rng
+from engine.core import Action, Rng
 
 from .components import ACTION_IDS, CARD_IDS, DROUGHT, EVENT_IDS, HAND, TILE_IDS, TYPE_IDS
-from .explain import decision_rule
+from .flow import decision_rule
 from .monthly_events import month_event
 from .palaces import key_parts, track_order
 from .scoring import result
@@ -84,7 +84,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         ],
         "court_pairs": [[t for i, t in enumerate(TYPE_IDS) if pair >> i & 1] for pair in state.pairs],
         "players": [_player(state, p, seat) for p in range(state.n)],
-        "result": result(state) if state.phase == OVER else None,
+        "result": result(state),
     }
 
 
@@ -145,5 +145,12 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
                     hand[card] -= 1
                 sample.played[p] = played
                 sample.hands[p] = hand
-        sample.legal = None
     return sample
+
+
+def public_action(state: State, action: Action) -> Action | None:
+    """R58a: with ``reveal_played_card`` off, the other seats see that a card was played, not which
+    (MASKED_ACTIONS of outputs.py); None when the whole action is public."""
+    if not state.reveal and action["type"] in ("recruit", "spend"):
+        return {**action, "card": "hidden"}
+    return None

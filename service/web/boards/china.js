@@ -1,103 +1,116 @@
-// China: the nine provinces with their house spaces and the emissaries on their dragon seals, the border
-// spaces between provinces, the open display, the deck and your hand. The API publishes the spaces (the
-// "place" action's targets), not the map's geometry, so provinces sit in a 3×3 grid of neighbours.
-import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
+// China: the board as GET /v1/games/china publishes it: the nine provinces in their colours with their
+// borders, the sea and the roads; houses on their spaces (ports and border spaces marked) and the
+// emissaries in each province as pieces in the players' colours; the open display, the deck and your
+// hand.
+import {circle, colour, count, keyed, label, s, svgRoot, words} from "../dom.js";
 
-const GRID = ["QIN", "ZHAO", "YAN", "HAN", "WEI", "QI", "ZHOU", "XRED", "WU"];
-const CW = 290, CH = 150, GAP = 16, X0 = 10, Y0 = 30;
+const CARD_W = 46, CARD_H = 62;
+const SEA = "#cfe3f1", MOUNTAINS = "#ddd3c0";
 
 function seatColour(view, seat) {
   return colour(view.players[seat]?.colour, seat);
 }
 
-/** Province -> its house spaces, and the border spaces, from the "place" action's target list. */
-function spaces(ctx) {
-  const targets = ctx.game?.actions?.place?.properties?.target?.enum || [];
-  const provinces = new Map();
-  const borders = [];
-  for (const t of targets) {
-    const m = /^([A-Z]+)(\d+)$/.exec(t);
-    if (m) {
-      if (!provinces.has(m[1])) provinces.set(m[1], []);
-      provinces.get(m[1]).push(t);
-    } else if (t.startsWith("B_")) borders.push(t);
-  }
-  return {provinces, borders};
+function points(outline) {
+  return outline.map(([x, y]) => `${x},${y}`).join(" ");
 }
 
-function cell(name, order) {
-  const i = GRID.includes(name) ? GRID.indexOf(name) : order;
-  return {x: X0 + (i % 3) * (CW + GAP), y: Y0 + Math.floor(i / 3) * (CH + GAP)};
+/** A province's colour, lightened so the pieces on it stand out (the colour is what pays there, R27). */
+function land(name) {
+  const hex = colour(name);
+  const mix = (i) => Math.round(255 - (255 - parseInt(hex.slice(i, i + 2), 16)) * 0.45).toString(16).padStart(2, "0");
+  return `#${mix(1)}${mix(3)}${mix(5)}`;
+}
+
+function provinceName(id) {
+  return id === "XRED" ? "Red province" : `${id[0]}${id.slice(1).toLowerCase()}`;
+}
+
+/** A house: a square with a roof, in the owner's colour. */
+function house(x, y, fill, title, key) {
+  const d = `M${x - 13},${y + 11} V${y - 3} L${x},${y - 15} L${x + 13},${y - 3} V${y + 11} Z`;
+  return keyed(s("path", {d, fill, class: "piece house"}, s("title", {}, title)), key);
 }
 
 function card(x, y, c, title, key) {
-  return [s("rect", {x, y, width: 34, height: 48, rx: 4, fill: colour(c), class: "card", "data-key": key}, s("title", {}, title)),
-    label(x + 17, y + 30, c.slice(0, 3), "small", "middle")];
+  const rect = s("rect", {x, y, width: CARD_W, height: CARD_H, rx: 5, fill: colour(c), class: "card"}, s("title", {}, title));
+  if (key) keyed(rect, key);
+  return [rect, label(x + CARD_W / 2, y + CARD_H / 2 + 4, c, `small${["yellow", "orange"].includes(c) ? "" : " on-dark"}`, "middle")];
+}
+
+function drawMap(view, ctx, board) {
+  const parts = [];
+  for (const u of board.unclaimed) {
+    parts.push(s("polygon", {points: points(u.outline), fill: u.kind === "sea" ? SEA : MOUNTAINS, class: "unclaimed"},
+      s("title", {}, u.kind)));
+  }
+  for (const p of board.provinces) {
+    const scored = view.board.scored.includes(p.id);
+    parts.push(keyed(s("polygon", {points: points(p.outline), fill: land(p.colour), class: `province${scored ? " scored" : ""}`},
+      s("title", {}, `${provinceName(p.id)} (${p.colour}: a ${p.colour} card pays for a piece here)${scored ? ", scored" : ""}`)), p.id));
+  }
+  const at = Object.fromEntries(board.spaces.map((sp) => [sp.id, sp.at]));
+  for (const [a, b] of board.roads) parts.push(s("line", {x1: at[a][0], y1: at[a][1], x2: at[b][0], y2: at[b][1], class: "road"}));
+  for (const p of board.provinces) {
+    const [cx, cy] = p.centre;
+    const scored = view.board.scored.includes(p.id);
+    parts.push(label(cx, cy - 12, provinceName(p.id), "h", "middle"));
+    if (scored) parts.push(label(cx, cy + 2, "scored", "small", "middle"));
+    const pieces = (view.board.seals[p.id] || []).flatMap((n, seat) => Array(n).fill(seat));
+    pieces.forEach((seat, k) => {  // an emissary: a standing figure, head and robe
+      const ex = cx - (Math.min(pieces.length, 4) - 1) * 11 + (k % 4) * 22, ey = cy + 18 + Math.floor(k / 4) * 26;
+      parts.push(s("path", {d: `M${ex - 9},${ey + 11} L${ex - 5},${ey - 3} A7,7 0 1 1 ${ex + 5},${ey - 3} L${ex + 9},${ey + 11} Z`,
+        fill: seatColour(view, seat), class: "piece emissary"}, s("title", {}, `emissary of ${ctx.seatName(seat)} in ${provinceName(p.id)}`)));
+    });
+  }
+  for (const sp of board.spaces) {
+    const [x, y] = sp.at;
+    const owner = view.board.houses[sp.id];
+    const where = sp.border ? `border space of ${sp.provinces.map(provinceName).join(" and ")}` :
+      `${provinceName(sp.provinces[0])}${sp.port ? ", port" : ""}`;
+    const title = `${sp.id} (${where}): ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`;
+    if (sp.port) parts.push(s("circle", {cx: x, cy: y, r: 22, class: "port"}));
+    if (owner !== undefined) {
+      parts.push(house(x, y, seatColour(view, owner), title, sp.id));
+    } else if (sp.border) {
+      parts.push(keyed(s("rect", {x: x - 13, y: y - 13, width: 26, height: 26, transform: `rotate(45 ${x} ${y})`, class: "slot"},
+        s("title", {}, title)), sp.id));
+    } else {
+      parts.push(keyed(circle(x, y, 15, "#fff", title, "slot"), sp.id));
+    }
+  }
+  return parts;
 }
 
 function render(view, ctx) {
-  const {provinces, borders} = spaces(ctx);
-  const names = [...new Set([...provinces.keys(), ...Object.keys(view.board.seals)])];
-  const rows = Math.ceil(Math.max(names.length, 9) / 3);
-  const W = 3 * CW + 2 * GAP + 20;
-  const boardBottom = Y0 + rows * (CH + GAP);
-  const H = boardBottom + 150;
-  const parts = [label(10, 20, "Provinces (houses on spaces, emissaries on the dragon seal)", "h")];
-  const centre = {};
-  names.forEach((p, order) => {
-    const {x, y} = cell(p, order);
-    centre[p] = {x: x + CW / 2, y: y + CH / 2};
-    const scored = view.board.scored.includes(p);
-    parts.push(keyed(box(x, y, CW, CH, scored ? "done" : "area-strong", `${words(p)}${scored ? " (scored)" : ""}`), p));
-    parts.push(label(x + 10, y + 20, `${p[0]}${p.slice(1).toLowerCase()}${scored ? " — scored" : ""}`, "h"));
-    (provinces.get(p) || []).forEach((sp, j) => {
-      const owner = view.board.houses[sp];
-      const cx = x + 24 + (j % 8) * 34, cy = y + 52 + Math.floor(j / 8) * 34;
-      parts.push(keyed(circle(cx, cy, 13, owner === undefined ? "#fff" : seatColour(view, owner),
-        `${sp}: ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`, owner === undefined ? "slot" : "piece"), sp));
-      parts.push(label(cx, cy + 24, sp.replace(p, ""), "small", "middle"));
-    });
-    const seals = view.board.seals[p] || [];
-    parts.push(label(x + 10, y + 118, "emissaries:", "small"));
-    let ex = x + 70;
-    seals.forEach((n, seat) => {
-      for (let k = 0; k < n; k++) {
-        parts.push(s("rect", {x: ex, y: y + 108, width: 12, height: 14, fill: seatColour(view, seat), class: "piece"},
-          s("title", {}, `emissary of ${ctx.seatName(seat)} in ${words(p)}`)));
-        ex += 15;
-      }
-    });
-    if (ex === x + 70) parts.push(label(ex, y + 118, "none", "small"));
-  });
-  for (const b of borders) {
-    const [, a, c] = b.split("_");
-    if (!centre[a] || !centre[c]) continue;
-    const mx = (centre[a].x + centre[c].x) / 2, my = (centre[a].y + centre[c].y) / 2;
-    const owner = view.board.houses[b];
-    parts.push(s("rect", {x: mx - 10, y: my - 10, width: 20, height: 20, transform: `rotate(45 ${mx} ${my})`, "data-key": b,
-      fill: owner === undefined ? "#fff" : seatColour(view, owner), class: owner === undefined ? "slot" : "piece"},
-    s("title", {}, `border space ${words(a)}–${words(c)}: ${owner === undefined ? "free" : `house of ${ctx.seatName(owner)}`}`)));
-  }
-  const y = boardBottom + 10;
+  const board = ctx.game.board;
+  const W = board.width;
+  const parts = [label(10, 20, `Turn ${view.turn}${view.final_round ? " · final round" : ""}`, "h")];
+  const top = 30;
+  parts.push(s("g", {transform: `translate(0 ${top})`}, drawMap(view, ctx, board)));
+  let y = top + board.height + 24;
   parts.push(label(10, y, "Display", "h"));
-  view.display.forEach((c, i) => parts.push(...card(10 + i * 40, y + 8, c, `display card ${i}: ${c}`, `slot:${i}`)));
-  parts.push(label(200, y, `Deck: ${view.deck_size} · discard: ${view.discard.length}${view.final_round ? " · final round" : ""}`, "h"));
+  view.display.forEach((c, i) => parts.push(...card(10 + i * (CARD_W + 6), y + 8, c, `display card ${i + 1}: ${c}`, `slot:${i}`)));
+  const dx = 10 + Math.max(4, view.display.length) * (CARD_W + 6) + 20;
+  parts.push(label(dx, y, `Deck: ${view.deck_size} · discard pile: ${view.discard.length}`, "h"));
   const me = ctx.you !== null ? view.players[ctx.you] : null;
   if (me?.hand) {
-    parts.push(label(480, y, "Your hand", "h"));
-    me.hand.forEach((c, i) => parts.push(...card(480 + i * 40, y + 8, c, `your card: ${c}`)));
+    parts.push(label(dx, y + 24, "Your hand", "h"));
+    me.hand.forEach((c, i) => parts.push(...card(dx + i * (CARD_W + 6), y + 32, c, `your card: ${c}`)));
   }
-  view.players.forEach((p, i) => {
-    const py = y + 80 + 20 * (i % 3), px = 10 + Math.floor(i / 3) * 450;
-    parts.push(circle(px + 6, py - 4, 6, seatColour(view, p.seat), null));
-    parts.push(label(px + 18, py, `${ctx.seatName(p.seat)}${p.emperor ? " (Emperor)" : ""}: ${p.score} points, ` +
-      `${p.houses} houses and ${p.emissaries} emissaries left, ${p.hand_size} cards`));
+  y += 32 + CARD_H + 28;
+  view.players.forEach((p) => {
+    parts.push(circle(18, y - 4, 7, seatColour(view, p.seat), null));
+    parts.push(label(32, y, `${ctx.seatName(p.seat)}${p.emperor ? " (Emperor)" : ""}: ${count(p.score, "point")}, ` +
+      `${count(p.houses, "house")} and ${count(p.emissaries, "emissary").replace("emissarys", "emissaries")} left, ` +
+      `${count(p.hand_size, "card")}`));
+    y += 22;
   });
-  return svgRoot(W, H, `China, turn ${view.turn}`, ...parts);
+  return svgRoot(W, y, `China, turn ${view.turn}`, ...parts);
 }
 
 function summary(view, ctx) {
-  const {provinces} = spaces(ctx);
+  const provinces = ctx.game.board.provinces.map((p) => [p.id, p.spaces]);
   const lines = [];
   for (const [p, list] of provinces) {
     const houses = list.filter((sp) => view.board.houses[sp] !== undefined)
@@ -122,8 +135,8 @@ function scores(view) {
 
 function describe(action) {
   switch (action.type) {
-    case "place": return `${action.piece} on ${action.target}, paying ${action.pay.replaceAll("+", ", ")}`;
-    case "draw_display": return `take display card ${action.slot}`;
+    case "place": return `${action.piece} on ${action.target}, paying ${action.pay.replaceAll("+", " + ")}`;
+    case "draw_display": return `take display card ${action.slot + 1}`;
     case "draw_deck": return "draw from the deck";
     case "swap": return `swap: discard ${action.discard}`;
     case "finish": return "stop placing";
@@ -131,4 +144,19 @@ function describe(action) {
   }
 }
 
-export default {render, summary, scores, describe, seatColour};
+/** Events as sentences; a card drawn by another player is secret. */
+function describeEvent(ev, ctx) {
+  const who = ev.seat !== undefined && ev.seat !== null ? ctx.seatName(ev.seat) : "";
+  switch (ev.type) {
+    case "took": return `${who} took the ${ev.card} card from display space ${ev.slot + 1}.`;
+    case "drew": return ev.card ? `${who} drew a ${ev.card} card.` : `${who} drew a card.`;
+    case "display_refilled": return `A ${ev.card} card fills display space ${ev.slot + 1}.`;
+    case "reshuffled": return `The discards are shuffled into a new deck of ${ev.deck_size} cards.`;
+    case "final_round": return `Final round: it ends after ${ctx.seatName(ev.last_seat)}'s turn.`;
+    case "province_scored":
+      return `${provinceName(ev.province)} is scored: ${ev.points.map((n, seat) => `${ctx.seatName(seat)} ${n}`).join(", ")}.`;
+    default: return null;
+  }
+}
+
+export default {render, summary, scores, describe, describeEvent, seatColour};

@@ -1,78 +1,117 @@
-// Confucius: the three ministries with their officials (bribed, secured, minister and secretary), the
-// imperial examination, the gifts given, the navy (junks, the ocean, distant lands), the army (foreign
-// lands and their boxes), the Great Wall, each player's cubes and cards; your hand.
+// Confucius: the board as GET /v1/games/confucius publishes it (each place in its box): the three
+// ministries with their officials (bribed, secured, minister and secretary), the students and the
+// candidate, the Great Wall, the foreign lands with their boxes, the distant lands, each colour's shipyard
+// and ocean, the military colonies; then each player's cubes, gifts and cards; your hand.
 import {box, circle, colour, keyed, label, s, svgRoot, words} from "../dom.js";
 
 function seatColour(view, seat) {
   return colour(view.players[seat]?.colour, seat);
 }
 
-function render(view, ctx) {
-  const W = 980;
-  const n = view.players.length;
-  const parts = [label(10, 20, `Ministries — round ${view.round}, ${words(view.phase)} phase` +
-    (view.resolving ? `, resolving ${view.resolving}` : ""), "h")];
-  // Ministries (R2): seven official spaces each; a marker is a bribe, a ring a secured official.
-  view.ministries.forEach((m, i) => {
-    const x = 10 + i * 222, y = 30;
-    parts.push(box(x, y, 212, 290, m.resolved ? "done" : "area-strong", `${m.ministry}${m.resolved ? " (resolved)" : ""}`));
-    parts.push(label(x + 8, y + 18, `${m.ministry}${m.resolved ? " — resolved" : ""}`, "h"));
-    const holder = (role, seat, chit) => `${role}: ${seat === null ? "—" : ctx.seatName(seat)} (${chit} VP)`;
-    parts.push(label(x + 8, y + 36, holder("minister", m.minister, m.minister_chit), "small"));
-    parts.push(label(x + 8, y + 50, holder("secretary", m.secretary, m.secretary_chit), "small"));
-    m.spaces.forEach((sp, k) => {
-      const sy = y + 62 + k * 31;
+const title = (t) => t.replace(/\b\w/g, (c) => c.toUpperCase());
+
+/** What one place of the board shows now, drawn into its box [x, y, w, h]. */
+function drawPlace(place, view, ctx, parts) {
+  const [x, y, w, h] = place.at;
+  const who = (seat) => (seat === null || seat === undefined ? "—" : ctx.seatName(seat));
+  switch (place.type) {
+    case "official_space": {
+      const m = view.ministries.find((mm) => mm.ministry === place.ministry);
+      const sp = m.spaces.find((ss) => ss.space === place.seniority);
       const tile = sp.tile === null ? "" : sp.tile === "candidate" ? "candidate" : `official ${sp.tile}`;
-      const who = sp.marker === null ? "" : `, bribed by ${ctx.seatName(sp.marker)}${sp.secured ? " (secured)" : ""}`;
-      parts.push(keyed(box(x + 8, sy, 196, 27, sp.tile === null ? "slot" : "area", `${m.ministry} space ${sp.space}: ${tile || "empty"}${who}`),
+      const bribed = sp.marker === null ? "" : `, bribed by ${ctx.seatName(sp.marker)}${sp.secured ? " (secured)" : ""}`;
+      parts.push(keyed(box(x, y, w, h, sp.tile === null ? "slot" : "area", `${m.ministry} space ${sp.space}: ${tile || "empty"}${bribed}`),
         `ministry:${m.ministry} space:${sp.space}`));
-      parts.push(label(x + 16, sy + 18, `${sp.space}`, "small"), label(x + 34, sy + 18, tile, "small"));
+      parts.push(label(x + 8, y + 18, `${sp.space}`, "small"), label(x + 26, y + 18, tile, "small"));
       if (sp.marker !== null) {
-        parts.push(circle(x + 186, sy + 13, 8, seatColour(view, sp.marker), null));
-        if (sp.secured) parts.push(s("circle", {cx: x + 186, cy: sy + 13, r: 11, fill: "none", stroke: "#2b241c", "stroke-width": 2}));
+        parts.push(circle(x + w - 18, y + h / 2, 8, seatColour(view, sp.marker), null));
+        if (sp.secured) parts.push(s("circle", {cx: x + w - 18, cy: y + h / 2, r: 11, fill: "none", stroke: "#2b241c", "stroke-width": 2}));
       }
-    });
-  });
-  // Examination, students, the Great Wall, stacks.
-  const ex = 686;
-  parts.push(box(ex, 30, 284, 290, "area", null), label(ex + 8, 48, "Imperial examination", "h"));
-  parts.push(label(ex + 8, 66, `candidate: ${view.candidate ? words(view.candidate) : "—"} (${view.candidate_stack.count} left)`, "small"));
-  Object.entries(view.students).forEach(([name, seat], i) => {
-    parts.push(label(ex + 8, 84 + i * 16, `${name} student: ${seat === null ? "—" : ctx.seatName(seat)}`, "small"));
-    if (seat !== null) parts.push(circle(ex + 200, 80 + i * 16, 6, seatColour(view, seat), null));
-  });
-  parts.push(label(ex + 8, 128, `Great Wall: ${view.great_wall} · junks in supply: ${view.junk_supply}`, "small"));
-  parts.push(label(ex + 8, 144, `deck ${view.deck} · officials ${view.official_stack} · rewards ${view.reward_stack}`, "small"));
-  parts.push(label(ex + 8, 168, "Gifts given", "h"));
-  view.gift_tracker.slice(0, 8).forEach((g, i) => parts.push(
-    label(ex + 8, 186 + i * 15, `${ctx.seatName(g.giver)} → ${ctx.seatName(g.recipient)}: gift ${g.value}`, "small")));
-  if (!view.gift_tracker.length) parts.push(label(ex + 8, 186, "none yet", "small"));
-  if (view.emperor_insulted !== null) parts.push(label(ex + 8, 312, `the Emperor was insulted by ${ctx.seatName(view.emperor_insulted)}`, "small"));
-  // The army: foreign lands (R-military) with their boxes.
-  let y = 340;
-  parts.push(label(10, y, "Army: foreign lands", "h"));
-  view.foreign_lands.forEach((f, i) => {
-    const x = 10 + i * 240;
-    parts.push(box(x, y + 8, 230, 64, f.state === "unresolved" ? "area" : "done",
-      `${words(f.land)}: ${f.cost_per_army} per army, ${words(f.state)}`));
-    parts.push(label(x + 8, y + 24, `${f.position}. ${words(f.land)} · ${f.cost_per_army}/army · ${words(f.state)}`, "small"));
-    f.boxes.forEach((b, k) => {
-      const bx = x + 8 + k * 72;
-      parts.push(box(bx, y + 32, 66, 34, "slot", `box ${b.box}: ${b.vp} VP${b.reward_card ? " and a reward card" : ""}` +
-        `${b.army === null ? "" : `, army of ${ctx.seatName(b.army)}`}`));
-      parts.push(label(bx + 6, y + 53, `${b.vp}VP${b.reward_card ? "+R" : ""}`, "small"));
-      if (b.army !== null) parts.push(s("rect", {x: bx + 44, y: y + 40, width: 16, height: 18, fill: seatColour(view, b.army), class: "piece"}));
-    });
-  });
-  // The navy: distant lands.
-  y += 90;
-  parts.push(label(10, y, "Navy: distant lands", "h"));
-  view.distant_lands.forEach((d, i) => {
-    const x = 10 + i * 190;
-    parts.push(box(x, y + 8, 180, 34, "area", `${words(d.land)}: reached by ${d.reached_by.map(ctx.seatName).join(", ") || "nobody"}`));
-    parts.push(label(x + 8, y + 29, `${words(d.land)}${d.chit ? ` (${d.chit})` : ""}`, "small"));
-    d.reached_by.forEach((seat, k) => parts.push(circle(x + 168 - k * 14, y + 25, 6, seatColour(view, seat), null)));
-  });
+      return;
+    }
+    case "minister_space":
+    case "secretary_space": {
+      const m = view.ministries.find((mm) => mm.ministry === place.ministry);
+      const role = place.type === "minister_space" ? "minister" : "secretary";
+      parts.push(box(x, y, w, h, m.resolved ? "done" : "area-strong", `${title(place.ministry)} ${role}: ${who(m[role])}`));
+      parts.push(label(x + 6, y + 16, `${title(role)} (${m[`${role}_chit`]} VP)`, "small"), label(x + 6, y + 34, who(m[role]), "small"));
+      return;
+    }
+    case "great_wall_space": {
+      const built = place.index <= view.great_wall;
+      parts.push(box(x, y, w, h, built ? "wall-built" : "slot", `Great Wall space ${place.index}: ${built ? "built" : "not yet built"}`));
+      parts.push(label(x + w / 2, y + h / 2 + 4, `${place.index}`, `small${built ? " on-dark" : ""}`, "middle"));
+      return;
+    }
+    case "foreign_land_position": {
+      const f = view.foreign_lands.find((ff) => ff.position === place.position);
+      if (!f) return;
+      parts.push(box(x, y, w, h, f.state === "unresolved" ? "area" : "done", `${title(words(f.land))}: ${f.cost_per_army} per army, ${words(f.state)}`));
+      parts.push(label(x + 6, y + 15, `${title(words(f.land))} · ${f.cost_per_army} per army · ${words(f.state)}`, "small"));
+      const bw = (w - 12) / f.boxes.length;
+      f.boxes.forEach((b, k) => {
+        const bx = x + 6 + k * bw;
+        parts.push(box(bx, y + 22, bw - 4, h - 28, "slot", `box ${b.box + 1}: ${b.vp} VP${b.reward_card ? " and a reward card" : ""}` +
+          `${b.army === null ? "" : `, army of ${ctx.seatName(b.army)}`}`));
+        parts.push(label(bx + 6, y + 44, `${b.vp} VP${b.reward_card ? " + card" : ""}`, "small"));
+        if (b.army !== null) parts.push(s("rect", {x: bx + bw - 24, y: y + 30, width: 14, height: 18, fill: seatColour(view, b.army), class: "piece"}));
+      });
+      return;
+    }
+    case "distant_land": {
+      const d = view.distant_lands.find((dd) => `distant_land_${dd.land}` === place.id);
+      parts.push(box(x, y, w, h, "area", `${place.label}: reached by ${d.reached_by.map(ctx.seatName).join(", ") || "nobody"}`));
+      parts.push(label(x + 6, y + 24, `${place.label}${d.chit ? ` (${d.chit} VP)` : ""}`, "small"));
+      d.reached_by.forEach((seat, k) => parts.push(circle(x + w - 12 - k * 14, y + h / 2, 6, seatColour(view, seat), null)));
+      return;
+    }
+    case "shipyard":
+    case "ocean": {
+      const p = view.players.find((pp) => pp.colour === place.colour);
+      const n = p ? (place.type === "shipyard" ? p.shipyard : p.ocean) : null;
+      const what = place.type === "shipyard" ? "shipyard" : "at sea";
+      parts.push(box(x, y, w, h, place.type === "ocean" ? "sea" : "area", `${place.colour} ${what}: ${n ?? "no player"}`));
+      if (p) parts.push(circle(x + 12, y + h / 2, 6, seatColour(view, p.seat), null));
+      parts.push(label(x + 24, y + 24, p ? `${what}: ${n} junk${n === 1 ? "" : "s"}` : `${place.colour}: no player`, "small"));
+      return;
+    }
+    case "student_space": {
+      const colourName = place.id.replace("student_", "");
+      parts.push(box(x, y, w, h, "area", `${colourName} student: ${who(view.students[colourName])}`));
+      parts.push(label(x + 8, y + 24, `${title(colourName)} student: ${who(view.students[colourName])}`, "small"));
+      return;
+    }
+    case "candidate_space":
+      parts.push(box(x, y, w, h, "area", "the candidate"));
+      parts.push(label(x + 8, y + 24, `Candidate: ${view.candidate ? title(words(view.candidate)) : "—"} (${view.candidate_stack.count} left)`, "small"));
+      return;
+    default: {
+      parts.push(box(x, y, w, h, "area", place.label));
+      parts.push(label(x + 8, y + 18, "Military colonies", "small"));
+      view.players.forEach((p, k) => parts.push(label(x + 8, y + 36 + k * 15, `${ctx.seatName(p.seat)}: ${p.armies_in_colonies} armies`, "small")));
+    }
+  }
+}
+
+function render(view, ctx) {
+  const board = ctx.game.board;
+  const W = board.width;
+  const top = 30;
+  const parts = [label(10, 20, `Round ${view.round}, ${words(view.phase)} phase${view.resolving ? `, resolving ${view.resolving}` : ""}` +
+    ` · deck ${view.deck} · officials ${view.official_stack} · rewards ${view.reward_stack} · junks ${view.junk_supply}`, "h")];
+  const inside = [];
+  for (const m of board.ministries) {
+    const first = board.places.find((p) => p.ministry === m);
+    const resolved = view.ministries.find((mm) => mm.ministry === m)?.resolved;
+    inside.push(label(first.at[0] + 2, 32, `${title(m)}${resolved ? " (resolved)" : ""}`, "h"));
+  }
+  inside.push(label(20, 342, "The Great Wall", "h"), label(20, 402, "Army: foreign lands", "h"), label(20, 490, "Navy: distant lands", "h"));
+  for (const place of board.places) drawPlace(place, view, ctx, inside);
+  parts.push(s("g", {transform: `translate(0 ${top})`}, inside));
+  let y = top + board.height + 10;
+  parts.push(label(10, y + 4, `Gifts given: ${view.gift_tracker.slice(0, 6).map((g) => `${ctx.seatName(g.giver)} to ${ctx.seatName(g.recipient)} (${g.value})`).join(", ") || "none yet"}` +
+    `${view.emperor_insulted !== null ? ` · the Emperor was insulted by ${ctx.seatName(view.emperor_insulted)}` : ""}`, "small"));
+  y += 14;
   // Players.
   y += 56;
   for (const p of view.players) {
@@ -128,4 +167,31 @@ function describe(action, ctx) {
   }
 }
 
-export default {render, summary, scores, describe, seatColour};
+/** The public events as sentences (a card drawn by another player is secret: only that cards were drawn). */
+function describeEvent(ev, ctx) {
+  const who = (seat) => (seat === null || seat === undefined ? "nobody" : ctx.seatName(seat));
+  const space = (id) => { const [m, n] = String(id).split("#"); return `${title(m)} space ${n}`; };
+  switch (ev.type) {
+    case "drew": {
+      const cards = ["c1", "c2", "c3"].filter((k) => ev[k]).map((k) => `${ev[k]}× ${k}`).join(", ");
+      return `${who(ev.seat)} drew ${cards || (ev.count ? `${ev.count} card${ev.count > 1 ? "s" : ""}` : "cards")}.`;
+    }
+    case "influence_transferred": return `${who(ev.seat)} handed the official of ${space(ev.space)} to ${who(ev.receiver)}.`;
+    case "great_wall": return `The Great Wall grows to ${ev.pieces} section${ev.pieces === 1 ? "" : "s"}.`;
+    case "official_placed": return `An official (cost ${ev.cost}) takes ${space(ev.space)}.`;
+    case "round_started": return `Round ${ev.round} begins.`;
+    case "chief_minister": return `${who(ev.seat)} becomes Chief Minister.`;
+    case "gift_cancelled": return `The gift of ${who(ev.giver)} to ${who(ev.recipient)} (value ${ev.value}) is cancelled (${ev.rule}).`;
+    case "invasion": return `The invasion of ${title(words(ev.land))} ${ev.success ? "succeeds" : "fails"}.`;
+    case "exam_decided": return `The Imperial examination is decided: ${who(ev.winner)}'s student wins.`;
+    case "candidate_placed": return `${who(ev.seat)}'s candidate takes ${space(ev.space)}.`;
+    case "candidate_revealed": return `The new candidate is for ${title(words(ev.candidate))}.`;
+    case "ministry_resolved":
+      return `${title(ev.ministry)} is resolved: minister ${who(ev.minister)} (${ev.minister_vp} VP), ` +
+        `secretary ${who(ev.secretary)} (${ev.secretary_vp} VP).`;
+    case "title": return `${who(ev.seat)} earns the title of ${words(ev.title)} (${ev.vp} VP).`;
+    default: return null;
+  }
+}
+
+export default {render, summary, scores, describe, describeEvent, seatColour};

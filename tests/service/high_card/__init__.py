@@ -3,6 +3,10 @@
 A documented test fixture (rules in RULES.md beside this file): the service tests use it so they can
 run before any real game is registered, and so they always exercise a secret hand (R2), a private
 event (R4's draw) and a redacted action (R3's face-down play).
+
+It is built exactly as docs/adding-a-game.md says, in one file: each section below is the role module
+of that name in a real game package, and ``HighCard`` declares them in a ``GameRules`` like every
+game's ``game.py``.  Being a fixture and never registered, it publishes no output schemas.
 """
 
 from __future__ import annotations
@@ -14,18 +18,17 @@ from typing import Any, ClassVar
 from engine.core import (
     Action,
     Event,
+    GameBase,
+    GameRules,
+    Handler,
     IllegalAction,
+    Result,
     Rng,
-    action_events,
     action_schema,
-    check_players,
-    check_shape,
-    check_turn,
     event,
-    pack,
-    resolve_options,
-    unpack,
 )
+
+# -- inputs: the option and action schemas ------------------------------------------------------------
 
 ACTIONS = {
     "play": action_schema("play", "R3: play a hand card face down", card={"type": "integer", "minimum": 1}),
@@ -45,8 +48,14 @@ OPTIONS = {
 }
 
 
+# -- state ----------------------------------------------------------------------------------------------
+
+
 class State:
+    """Everything about one game; ``_legal`` is the legal-list cache of engine.core.GameBase."""
+
     __slots__ = (
+        "_legal",
         "deck",
         "discarded",
         "hands",
@@ -72,6 +81,27 @@ class State:
         self.last_won = [0] * players
         self.round = 1
         self.turn = 0  # how many seats have played this round
+        self._legal: list[Action] | None = None
+
+    def clone(self) -> State:
+        copy = State.from_json(
+            [
+                self.rounds,
+                self.swaps,
+                self.rng.s,
+                [list(h) for h in self.hands],
+                list(self.deck),
+                list(self.played),
+                list(self.discarded),
+                list(self.swapped),
+                list(self.scores),
+                list(self.last_won),
+                self.round,
+                self.turn,
+            ]
+        )
+        copy._legal = self._legal  # shared: replaced, never mutated in place (engine.core.GameBase)
+        return copy
 
     def to_json(self) -> list[Any]:
         return [
@@ -98,166 +128,214 @@ class State:
         return st
 
 
-class HighCard:
+# -- setup ----------------------------------------------------------------------------------------------
+
+
+def setup(players: int, options: dict[str, Any], seed: int) -> State:
+    """R2: deal ``rounds`` cards to each seat; the rest is the pile."""
+    st = State(players, options["rounds"], options["swaps"], Rng(seed))
+    cards = list(range(1, players * options["rounds"] + 5))
+    st.rng.shuffle(cards)
+    for seat in range(players):
+        st.hands[seat] = sorted(cards[seat * st.rounds : (seat + 1) * st.rounds])
+    st.deck = cards[players * st.rounds :]
+    return st
+
+
+# -- flow -----------------------------------------------------------------------------------------------
+
+
+def to_move(st: State) -> int | None:
+    if st.round > st.rounds:  # R6
+        return None
+    return (st.round - 1 + st.turn) % len(st.hands)  # R3
+
+
+def reveal(st: State, events: list[Event]) -> None:
+    """R5: once everyone has played, the highest card takes the sum of the round."""
+    cards = list(st.played)
+    winner = max(range(len(cards)), key=lambda s: cards[s] or 0)
+    points = sum(c or 0 for c in cards)
+    st.scores[winner] += points
+    st.last_won[winner] = st.round
+    events.append(event("reveal", round=st.round, cards=cards, winner=winner, points=points))
+    st.played = [None] * len(st.hands)
+    st.round += 1
+    st.turn = 0
+
+
+# -- legal ----------------------------------------------------------------------------------------------
+
+
+def legal_actions(st: State) -> list[Action]:
+    seat = to_move(st)
+    if seat is None:
+        return []
+    hand = st.hands[seat]
+    out: list[Action] = [{"type": "play", "card": c} for c in hand]
+    if st.swaps and not st.swapped[seat] and st.deck:  # R4
+        out += [{"type": "swap", "card": c} for c in hand]
+    return out
+
+
+# -- actions --------------------------------------------------------------------------------------------
+
+
+def play(st: State, seat: int, action: Action, events: list[Event]) -> None:
+    """R3: the card goes face down; the last card of a round reveals them all (R5)."""
+    st.hands[seat].remove(action["card"])
+    st.played[seat] = action["card"]
+    st.turn += 1
+    if st.turn == len(st.hands):
+        reveal(st, events)
+
+
+def swap(st: State, seat: int, action: Action, events: list[Event]) -> None:
+    """R4: discard face down and draw the top card (only the drawer sees it); still this seat's turn."""
+    st.hands[seat].remove(action["card"])
+    st.swapped[seat] = True
+    st.discarded[seat] = action["card"]
+    drawn = st.deck.pop(0)
+    st.hands[seat] = sorted([*st.hands[seat], drawn])
+    events.append(event("drew", [seat], seat=seat, card=drawn))
+
+
+HANDLERS: dict[str, Handler[State]] = {"play": play, "swap": swap}
+
+
+# -- explain --------------------------------------------------------------------------------------------
+
+
+def explain(st: State, seat: int, action: Action) -> IllegalAction:
+    if action["card"] not in st.hands[seat]:
+        rule = "R3" if action["type"] == "play" else "R4"
+        return IllegalAction(rule, f"card {action['card']} is not in your hand", "card")
+    reason = (
+        "swaps are off"
+        if not st.swaps
+        else "you swapped already"
+        if st.swapped[seat]
+        else "the pile is empty"
+    )
+    return IllegalAction("R4", f"no swap: {reason}", "type")
+
+
+# -- scoring --------------------------------------------------------------------------------------------
+
+
+def result(st: State) -> Result | None:
+    if to_move(st) is not None:
+        return None
+    n = len(st.hands)
+    ranking = sorted(range(n), key=lambda s: (-st.scores[s], -st.last_won[s], s))  # R6
+    tied = len(set(st.scores)) < n
+    # R6 orders every tie, so the first seat of the ranking is the one winner.
+    return {
+        "scores": list(st.scores),
+        "ranking": ranking,
+        "winners": ranking[:1],
+        "tiebreak": "R6" if tied else None,
+    }
+
+
+# -- view -----------------------------------------------------------------------------------------------
+
+
+def view(st: State, seat: int | None) -> dict[str, Any]:
+    players = []
+    for s, hand in enumerate(st.hands):
+        entry: dict[str, Any] = {
+            "seat": s,
+            "score": st.scores[s],
+            "hand_size": len(hand),
+            "swapped": st.swapped[s],
+            "has_played": st.played[s] is not None,
+        }
+        if s == seat:  # R2: only the owner sees a hand, R3/R4: and their own face-down cards
+            entry["hand"] = list(hand)
+            entry["played"] = st.played[s]
+            entry["discarded"] = st.discarded[s]
+        players.append(entry)
+    mover = to_move(st)
+    return {
+        "players": players,
+        "to_move": mover,
+        "round": min(st.round, st.rounds),
+        "rounds": st.rounds,
+        "phase": "over" if mover is None else "play",
+        "deck_size": len(st.deck),
+        "pending": None if mover is None else {"seat": mover, "decision": "play", "rule": "R3"},
+    }
+
+
+def public_action(st: State, action: Action) -> Action:
+    """R3, R4: the others see that a card was played or swapped, not which."""
+    return {"type": action["type"]}
+
+
+def determinize(st: State, seat: int, rng: random.Random) -> State:
+    out = st.clone()
+    others = [s for s in range(len(st.hands)) if s != seat]
+    pool = list(out.deck)
+    for s in others:
+        pool += out.hands[s]
+        pool += [c for c in (out.played[s], out.discarded[s]) if c is not None]
+    pool.sort()  # a function of what `seat` knows, never of the true hidden order
+    rng.shuffle(pool)
+    for s in others:
+        k = len(out.hands[s])
+        out.hands[s], pool = sorted(pool[:k]), pool[k:]
+        for face_down in (out.played, out.discarded):
+            if face_down[s] is not None:
+                face_down[s] = pool.pop()
+    out.deck = pool
+    out.rng = Rng.reseeded(rng)
+    return out
+
+
+# -- heuristic ------------------------------------------------------------------------------------------
+
+
+def heuristic(st: State, seat: int) -> float:
+    best_other = max(sc for s, sc in enumerate(st.scores) if s != seat)
+    return float(st.scores[seat] - best_other)
+
+
+# -- game -----------------------------------------------------------------------------------------------
+
+
+class HighCard(GameBase[State]):
     id = "high_card"
     title = "High Card"
     min_players = 2
     max_players = 4
+    rules_file = str(Path(__file__).with_name("RULES.md"))
     options = OPTIONS
     actions = ACTIONS
-    rules_file = str(Path(__file__).with_name("RULES.md"))
-    search_options: ClassVar[dict[str, Any]] = {}
-
-    def setup(self, players: int, options: dict[str, Any] | None = None, seed: int = 0) -> State:
-        check_players(self, players)
-        opts = resolve_options(OPTIONS, options)
-        st = State(players, opts["rounds"], opts["swaps"], Rng(seed))
-        cards = list(range(1, players * opts["rounds"] + 5))  # R2
-        st.rng.shuffle(cards)
-        for seat in range(players):
-            st.hands[seat] = sorted(cards[seat * st.rounds : (seat + 1) * st.rounds])
-        st.deck = cards[players * st.rounds :]
-        return st
-
-    def to_move(self, st: State) -> int | None:
-        if st.round > st.rounds:  # R6
-            return None
-        return (st.round - 1 + st.turn) % len(st.hands)  # R3
-
-    def legal_actions(self, st: State) -> list[Action]:
-        seat = self.to_move(st)
-        if seat is None:
-            return []
-        hand = st.hands[seat]
-        out = [{"type": "play", "card": c} for c in hand]
-        if st.swaps and not st.swapped[seat] and st.deck:  # R4
-            out += [{"type": "swap", "card": c} for c in hand]
-        return out
-
-    def apply(self, st: State, action: Action, seat: int | None = None) -> list[Event]:
-        mover = check_turn(self.to_move(st), seat)
-        kind = check_shape(ACTIONS, action)
-        if action not in self.legal_actions(st):
-            raise self._explain(st, mover, action)
-        card = action["card"]
-        st.hands[mover].remove(card)
-        if kind == "swap":  # R4
-            st.swapped[mover] = True
-            st.discarded[mover] = card
-            drawn = st.deck.pop(0)
-            st.hands[mover] = sorted([*st.hands[mover], drawn])
-            return [
-                *action_events(mover, action, public={"type": "swap"}),
-                event("drew", [mover], seat=mover, card=drawn),
-            ]
-        st.played[mover] = card  # R3
-        events = action_events(mover, action, public={"type": "play"})
-        st.turn += 1
-        if st.turn == len(st.hands):  # R5
-            cards = list(st.played)
-            winner = max(range(len(cards)), key=lambda s: cards[s])
-            points = sum(cards)
-            st.scores[winner] += points
-            st.last_won[winner] = st.round
-            events.append(event("reveal", round=st.round, cards=cards, winner=winner, points=points))
-            st.played = [None] * len(st.hands)
-            st.round += 1
-            st.turn = 0
-        return events
-
-    def _explain(self, st: State, seat: int, action: Action) -> IllegalAction:
-        if action["card"] not in st.hands[seat]:
-            rule = "R3" if action["type"] == "play" else "R4"
-            return IllegalAction(rule, f"card {action['card']} is not in your hand", "card")
-        reason = (
-            "swaps are off"
-            if not st.swaps
-            else "you swapped already"
-            if st.swapped[seat]
-            else "the pile is empty"
-        )
-        return IllegalAction("R4", f"no swap: {reason}", "type")
-
-    def clone(self, st: State) -> State:
-        return State.from_json(
-            [
-                st.rounds,
-                st.swaps,
-                st.rng.s,
-                [list(h) for h in st.hands],
-                list(st.deck),
-                list(st.played),
-                list(st.discarded),
-                list(st.swapped),
-                list(st.scores),
-                list(st.last_won),
-                st.round,
-                st.turn,
-            ]
-        )
-
-    def view(self, st: State, seat: int | None) -> dict[str, Any]:
-        players = []
-        for s, hand in enumerate(st.hands):
-            entry: dict[str, Any] = {
-                "seat": s,
-                "score": st.scores[s],
-                "hand_size": len(hand),
-                "swapped": st.swapped[s],
-                "has_played": st.played[s] is not None,
-            }
-            if s == seat:  # R2: only the owner sees a hand, R3/R4: and their own face-down cards
-                entry["hand"] = list(hand)
-                entry["played"] = st.played[s]
-                entry["discarded"] = st.discarded[s]
-            players.append(entry)
-        to_move = self.to_move(st)
-        return {
-            "players": players,
-            "to_move": to_move,
-            "round": min(st.round, st.rounds),
-            "rounds": st.rounds,
-            "phase": "over" if to_move is None else "play",
-            "deck_size": len(st.deck),
-            "pending": None if to_move is None else {"seat": to_move, "decision": "play", "rule": "R3"},
+    # R3, R4: the action as the other seats see it (public_action): its type, not the card.
+    masked_actions: ClassVar[dict[str, dict[str, Any]]] = {
+        kind: {
+            "type": "object",
+            "description": f"{schema['description']} (as the others see it: the card is hidden)",
+            "properties": {"type": {"const": kind}},
+            "required": ["type"],
+            "additionalProperties": False,
         }
-
-    def result(self, st: State) -> dict[str, Any] | None:
-        if self.to_move(st) is not None:
-            return None
-        n = len(st.hands)
-        ranking = sorted(range(n), key=lambda s: (-st.scores[s], -st.last_won[s], s))  # R6
-        tied = len(set(st.scores)) < n
-        return {"scores": list(st.scores), "ranking": ranking, "tiebreak": "R6" if tied else None}
-
-    def determinize(self, st: State, seat: int, rng: random.Random) -> State:
-        out = self.clone(st)
-        others = [s for s in range(len(st.hands)) if s != seat]
-        pool = list(out.deck)
-        for s in others:
-            pool += out.hands[s]
-            pool += [c for c in (out.played[s], out.discarded[s]) if c is not None]
-        pool.sort()  # a function of what `seat` knows, never of the true hidden order
-        rng.shuffle(pool)
-        for s in others:
-            k = len(out.hands[s])
-            out.hands[s], pool = sorted(pool[:k]), pool[k:]
-            for name in ("played", "discarded"):
-                if getattr(out, name)[s] is not None:
-                    getattr(out, name)[s] = pool.pop()
-        out.deck = pool
-        out.rng = Rng.reseeded(rng)
-        return out
-
-    def heuristic(self, st: State, seat: int) -> float:
-        best_other = max(sc for s, sc in enumerate(st.scores) if s != seat)
-        return float(st.scores[seat] - best_other)
-
-    def encode(self, st: State) -> bytes:
-        return pack(self.id, 1, st.to_json())
-
-    def decode(self, data: bytes) -> State:
-        return State.from_json(unpack(self.id, {1}, data)[1])
+        for kind, schema in ACTIONS.items()
+    }
+    state_class = State
+    rules = GameRules(
+        setup=setup,
+        to_move=to_move,
+        legal=legal_actions,
+        handlers=HANDLERS,
+        explain=explain,
+        view=view,
+        determinize=determinize,
+        result=result,
+        heuristic=heuristic,
+        public_action=public_action,
+    )
 
 
 GAME = HighCard()

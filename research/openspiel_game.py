@@ -1,0 +1,344 @@
+"""The four games as OpenSpiel Python games: ``pyspiel.load_game("tabletop_china(players=4)")``.
+
+Importing this module registers ``tabletop_<game id>`` for every game in :data:`engine.registry.GAMES`
+(``tabletop_taj_mahal``, ``tabletop_china``, ``tabletop_year_of_dragon``, ``tabletop_confucius``).
+Parameters: ``players`` (default 3), every option of the game's option schema under its own name with
+its default, and ``seed`` (default -1: each new initial state draws a fresh deal; ``>= 0``: every initial
+state is the same deal, for reproducible evaluations).
+
+Modelling choices, and why:
+
+* **Chance is SAMPLED_STOCHASTIC.**  Our games keep their random generator inside the state, and draw
+  from it inside ``apply`` (a deal, a shuffle, the next card), so randomness happens *within* a
+  player's move rather than at separate chance decisions.  Declaring it sampled says exactly that:
+  there are no chance nodes and no enumerable chance outcomes; the outcome is sampled from the hidden
+  generator.  Turning it into explicit chance nodes would mean inventing a finite outcome set (a seed
+  out of a few thousand) that under-represents the real deal distribution.  The cost: algorithms that
+  need an explicit chance tree (CFR, exact best response) do not apply, which at these games' sizes
+  they would not anyway; sampling algorithms (MCTS, IS-MCTS, RL) do.
+* **Actions** are the stable ids of :mod:`research.actions`; action strings are the action's canonical
+  JSON.
+* **Observations** and **information states** come from the seat's view and the events it was shown
+  (:mod:`research.observation`); ``IIGObservationType(private_info=NONE)`` gives the spectator's view
+  (the public information), ``perfect_recall=True`` the information state.
+* **resample_from_infostate** is ``game.determinize`` for that seat: every hidden thing (other hands,
+  deck order, the generator) resampled, consistent with everything the seat has seen.
+* **Returns** are rank-based and zero-sum (first +1, last -1), from ``game.result``.
+* **max_game_length** is a bound measured with margin (twice the longest of many random playouts), not
+  a rule of the game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from engine.core import Game
+from engine.registry import GAMES
+from research.actions import action_string, codec
+from research.observation import (
+    HISTORY_BUCKETS,
+    SeatHistory,
+    canonical,
+    info_tensor_size,
+    rank_returns,
+    tensor_size,
+    write_history_tensor,
+    write_view_tensor,
+)
+
+#: Prefix of the registered OpenSpiel short names.
+PREFIX = "tabletop_"
+#: Player decisions per seat that bound a game (about twice the longest random playout seen).
+_MOVES_PER_SEAT = {"taj_mahal": 120, "china": 80, "year_of_dragon": 80, "confucius": 200}
+_DEFAULT_PLAYERS = 3
+
+
+def short_name(game_id: str) -> str:
+    """OpenSpiel name of one of our games."""
+    return PREFIX + game_id
+
+
+def _parameters(game: Game) -> dict[str, Any]:
+    params: dict[str, Any] = {"players": max(game.min_players, _DEFAULT_PLAYERS), "seed": -1}
+    for name, spec in game.options.get("properties", {}).items():
+        params[name] = spec.get("default")
+    return params
+
+
+def game_type(game: Game) -> pyspiel.GameType:
+    """The OpenSpiel :class:`GameType` of ``game`` (see the module docstring for the choices)."""
+    return pyspiel.GameType(
+        short_name=short_name(game.id),
+        long_name=f"Tabletop {game.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_players,
+        min_num_players=game.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_parameters(game),
+    )
+
+
+class _Box:
+    """The engine state and the seats' histories inside one OpenSpiel state.
+
+    OpenSpiel clones a Python state by deep-copying its attributes and serializes it by pickling them;
+    this box makes both use the engine's own ``clone`` and ``encode`` instead of copying the state
+    object graph, and shares the immutable histories.
+    """
+
+    __slots__ = ("game", "history", "legal", "state", "tensors", "views")
+
+    def __init__(
+        self,
+        game: Game,
+        state: Any,
+        history: SeatHistory,
+        legal: list[int] | None = None,
+        views: dict[int | None, dict[str, Any]] | None = None,
+        tensors: dict[tuple[int, bool], np.ndarray] | None = None,
+    ) -> None:
+        self.game = game
+        self.state = state
+        self.history = history
+        self.legal = legal  # cached legal ids of ``state``; None until asked
+        # Views and view tensors of ``state`` already computed: OpenSpiel asks for the string and the
+        # tensor, of the observation and of the information state, of every seat at every step.  A new
+        # state gets new dicts (never cleared in place), so a clone may share them until it moves.
+        self.views = {} if views is None else views
+        self.tensors = {} if tensors is None else tensors
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
+        return _Box(
+            self.game, self.game.clone(self.state), self.history, self.legal, self.views, self.tensors
+        )
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        found = self.views.get(seat)
+        if found is None:
+            found = self.views[seat] = self.game.view(self.state, seat)
+        return found
+
+    def view_tensor(self, seat: int, private: bool, size: int) -> np.ndarray:
+        """The hashed view tensor of ``seat`` (its own view, or the public one), cached; read-only."""
+        key = (seat, private)
+        found = self.tensors.get(key)
+        if found is None:
+            found = np.zeros(size, np.float32)
+            view = self.view(seat if private else None)
+            write_view_tensor(found, view, seat, self.game.to_move(self.state) == seat)
+            self.tensors[key] = found
+        return found
+
+    def ready(self) -> SeatHistory:
+        """The seats' histories, their initial views hashed (needs the state not to have moved yet)."""
+        self.history = self.history.ready(self.game, self.state)
+        return self.history
+
+    def apply(self, action: Any) -> None:
+        history = self.ready()
+        self.history = history.after(self.game.apply(self.state, action))
+        self.legal = None
+        self.views = {}
+        self.tensors = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        h = self.ready()
+        return (
+            _unbox,
+            (self.game.id, self.game.encode(self.state), list(h.digests), [list(b) for b in h.bags]),
+        )
+
+
+def _unbox(game_id: str, data: bytes, digests: list[bytes], bags: list[list[int]]) -> _Box:
+    game = GAMES[game_id]
+    return _Box(game, game.decode(data), SeatHistory(tuple(digests), tuple(tuple(b) for b in bags)))
+
+
+class TabletopGame(pyspiel.Game):
+    """One of our games, with its players, options and seed fixed by the OpenSpiel parameters."""
+
+    def __init__(self, engine_game: Game, params: dict[str, Any] | None = None) -> None:
+        defaults = _parameters(engine_game)
+        merged = {**defaults, **(params or {})}
+        self.engine = engine_game
+        self.players = int(merged["players"])
+        self.seed = int(merged["seed"])
+        self.options = {k: merged[k] for k in defaults if k not in ("players", "seed")}
+        engine_game.setup(self.players, self.options, seed=0)  # refuse bad players/options now, not later
+        self.codec = codec(engine_game)
+        self._seeds = random.Random()  # fresh deals for seed=-1 (OS entropy)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.codec.num_actions,
+            max_chance_outcomes=0,
+            num_players=self.players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=_MOVES_PER_SEAT[engine_game.id] * self.players,
+        )
+        super().__init__(game_type(engine_game), info, merged)
+
+    def new_initial_state(self) -> TabletopState:
+        """A fresh deal (or the fixed ``seed``'s deal).  The engine state is built on first use, so the
+        states OpenSpiel creates only to copy another into (``clone``) cost nothing."""
+        return TabletopState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
+    ) -> TabletopObserver:
+        """Observer for OpenSpiel's observation API (``make_observation``, state tensors and strings)."""
+        return TabletopObserver(
+            self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
+        )
+
+    def next_seed(self) -> int:
+        return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
+
+
+class TabletopState(pyspiel.State):
+    """An OpenSpiel state wrapping one engine state (see :class:`_Box`)."""
+
+    def __init__(self, game: TabletopGame) -> None:
+        super().__init__(game)
+        # The game is not kept as an attribute: OpenSpiel deep-copies and pickles every attribute of a
+        # Python state, and a sampled-stochastic game cannot be pickled.  ``get_game()`` finds it.
+        self._seed = game.next_seed()
+        self._b: _Box | None = None
+
+    @property
+    def _game(self) -> TabletopGame:
+        return self.get_game()
+
+    @property
+    def box(self) -> _Box:
+        if self._b is None:
+            g = self._game
+            state = g.engine.setup(g.players, g.options, seed=self._seed)
+            self._b = _Box(g.engine, state, SeatHistory.start(g.players))
+        return self._b
+
+    @property
+    def engine_state(self) -> Any:
+        """The wrapped engine state (the full state: for tooling and tests, never for an agent)."""
+        return self.box.state
+
+    # -- the pyspiel.State API -------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        seat = self._game.engine.to_move(self.box.state)
+        return pyspiel.PlayerId.TERMINAL if seat is None else seat
+
+    def _legal_actions(self, player: int) -> list[int]:
+        box = self.box
+        if box.legal is None:
+            box.legal = self._game.codec.encode_all(self._game.engine.legal_actions(box.state))
+        return box.legal
+
+    def _apply_action(self, action: int) -> None:
+        box = self.box
+        box.apply(self._game.codec.decode(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return action_string(self._game.codec.decode(action))
+
+    def is_terminal(self) -> bool:
+        return self._game.engine.to_move(self.box.state) is None
+
+    def returns(self) -> list[float]:
+        return rank_returns(self._game.engine, self.box.state, self._game.players)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> TabletopState:
+        """A state ``player_id`` cannot tell from this one: ``determinize`` for that seat, with the seat's
+        own history kept and the others' replaced (they are not the seat's to know)."""
+        rng = random.Random(int(probability_sampler() * (1 << 53)))
+        box = self.box
+        clone = TabletopState(self._game)
+        clone._b = _Box(
+            box.game, box.game.determinize(box.state, player_id, rng), box.ready().resampled_for(player_id)
+        )
+        return clone
+
+    def __str__(self) -> str:
+        """The public view and a digest of the full state: equal strings mean equal states."""
+        box = self.box
+        public = canonical(box.view(None)).decode()
+        return f"{public}\nstate:{hashlib.blake2b(box.game.encode(box.state), digest_size=12).hexdigest()}"
+
+
+class TabletopObserver:
+    """OpenSpiel's Python observer protocol (``tensor``, ``dict``, ``set_from``, ``string_from``).
+
+    ``private_info`` SINGLE_PLAYER (the default) observes through the seat's view; NONE through the
+    spectator's view (public information only).  ALL_PLAYERS would need the full state, which no seat
+    ever sees, so it is refused.  ``perfect_recall`` adds the seat's history (the information state).
+    """
+
+    def __init__(self, game: TabletopGame, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("the games expose no all-players observation: no seat ever sees everything")
+        self.game = game
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.recall = bool(iig_obs_type.perfect_recall)
+        size = info_tensor_size(game.engine) if self.recall else tensor_size(game.engine)
+        self.tensor = np.zeros(size, np.float32)
+        view_len = tensor_size(game.engine)
+        self._view = self.tensor[:view_len]
+        self.dict = {"view": self._view}
+        if self.recall:
+            self._hist = self.tensor[view_len : view_len + HISTORY_BUCKETS]
+            self.dict["history"] = self._hist
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        box = state.box
+        self._view[:] = box.view_tensor(player, self.private, len(self._view))
+        if self.recall:
+            write_history_tensor(self._hist, box.history.bags[player if self.private else -1])
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        box = state.box
+        if not self.private:
+            public = canonical(box.view(None)).decode()
+            return f"{public}\nhistory:{box.ready().digests[-1].hex()}" if self.recall else public
+        text = canonical(box.view(player)).decode()
+        return f"{text}\nhistory:{box.ready().digests[player].hex()}" if self.recall else text
+
+
+def _register() -> None:
+    """Register every game, each as its own subclass: OpenSpiel keeps the registered creator until the
+    process ends, and a class (unlike a closure) outlives the interpreter's shutdown safely."""
+    registered = set(pyspiel.registered_names())
+    for engine_game in GAMES.values():
+        if short_name(engine_game.id) in registered:
+            continue
+
+        def __init__(
+            self: TabletopGame, params: dict[str, Any] | None = None, _g: Game = engine_game
+        ) -> None:
+            TabletopGame.__init__(self, _g, params)
+
+        cls = type(f"Tabletop_{engine_game.id}", (TabletopGame,), {"__init__": __init__})
+        _CLASSES[engine_game.id] = cls
+        pyspiel.register_game(game_type(engine_game), cls)
+
+
+_CLASSES: dict[str, type[TabletopGame]] = {}
+_register()
+
+
+def load(game_id: str, **params: Any) -> TabletopGame:
+    """``pyspiel.load_game`` for one of our games by its engine id, e.g. ``load("china", players=4)``."""
+    return pyspiel.load_game(short_name(game_id), params)

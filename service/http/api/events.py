@@ -1,0 +1,152 @@
+"""The event feed (JSON long-poll, NDJSON or SSE stream) and the action log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Response, request
+
+from service.encoding import dumps_bytes
+from service.http import admission
+from service.http.api import Blueprint, services
+from service.http.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
+from service.http.spec import OPTIONAL_SEAT, errors
+from service.live import LiveEvent, Subscription, poll_events, stream_events
+from service.matches.operations import status_after
+from service.store import OVER_STATUSES, MatchMeta
+
+blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Events and the action log")
+
+JSON = "application/json"
+NDJSON = "application/x-ndjson"
+SSE = "text/event-stream"
+#: The streamed forms: text the spec can only call a string; each line (NDJSON) or each SSE `data:`
+#: field is one JSON document of the `StreamLine` component, which generators still turn into a type.
+_LINE = {"$ref": "#/components/schemas/StreamLine"}
+_NDJSON_DOC = {
+    "schema": {"type": "string", "description": "One `StreamLine` JSON document per line."},
+    "x-item-schema": _LINE,
+}
+_SSE_DOC = {
+    "schema": {
+        "type": "string",
+        "description": "Server-sent events: `event:` is the line's `type`, `data:` a `StreamLine` document "
+        "(`id:` the event id, for `Last-Event-ID`); a comment line every 15 s as heartbeat.",
+    },
+    "x-item-schema": _LINE,
+}
+
+
+def _ndjson(batch: list[LiveEvent] | None) -> bytes:
+    if batch is None:
+        return b'{"type":"heartbeat"}\n'
+    return b"".join(ev.json + b"\n" for ev in batch)
+
+
+def _sse(batch: list[LiveEvent] | None) -> bytes:
+    if batch is None:
+        return b": heartbeat\n\n"
+    return b"".join(
+        b"id: %s\nevent: %s\ndata: %s\n\n" % (ev.id.encode(), ev.type.encode(), ev.json) for ev in batch
+    )
+
+
+def _subscriber(match_id: str) -> Callable[[], Subscription]:
+    """Subscribes the caller to the match's live events, watching its connection while it waits."""
+    live, environ, address = services().live, request.environ, request.remote_addr or "unknown"
+
+    def subscribe() -> Subscription:
+        sub = live.subscribe(match_id, address)
+        admission.watch_client(environ, sub)
+        return sub
+
+    return subscribe
+
+
+def _body(
+    head: bytes,
+    events: Iterator[list[LiveEvent] | None],
+    encode: Callable[[list[LiveEvent] | None], bytes],
+    sub: Subscription,
+) -> Iterator[bytes]:
+    """A stream's body.  A waiting stream's memory is its whole cost, so nothing written stays
+    referenced while it waits: the empty string after each write (which a WSGI server sends as
+    nothing, PEP 3333) takes the place of the last chunk in the server's and werkzeug's loops."""
+    try:
+        yield head
+        del head
+        yield b""
+        for batch in events:
+            data = encode(batch)
+            del batch
+            yield data
+            del data
+            yield b""
+    finally:
+        sub.close()
+
+
+def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str) -> Response:
+    """A stream starts with a snapshot (the caller's match document), then events as they happen."""
+    matches, match_id = services().matches, meta.id
+    snapshot = dumps_bytes({"type": "snapshot", "match": matches.document(meta, state, seat)})
+    # Before the response starts (429 and 503 are still possible), while the request holds its place.
+    sub = _subscriber(match_id)()
+    try:
+        backlog = sub.backlog(after)
+    except BaseException:
+        sub.close()
+        raise
+
+    events = stream_events(matches.config, sub, seat, backlog, over=meta.status in OVER_STATUSES)
+    head = snapshot + b"\n" if kind == NDJSON else b"event: snapshot\ndata: %s\n\n" % snapshot
+    body = _body(head, events, _ndjson if kind == NDJSON else _sse, sub)
+    return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@blp.route("/<match_id>/events", methods=["GET"])
+@blp.arguments(EventsQuerySchema(), location="query")
+@blp.arguments(EventsHeadersSchema(), location="headers")
+@blp.response(200, EventsPageSchema)
+@blp.doc(
+    operationId="getEvents",
+    security=OPTIONAL_SEAT,
+    responses={200: {"content": {NDJSON: _NDJSON_DOC, SSE: _SSE_DOC}}, **errors(401, 404)},
+)
+def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
+    """The caller's events after ``after`` (private events only reach their seat).
+
+    ``Accept: application/json`` (default) answers at once, or long-polls with ``wait``.
+    ``application/x-ndjson`` and ``text/event-stream`` stream: a snapshot first, then events, with a
+    heartbeat at least every 15 s; the stream ends after the ``match_over`` event.
+    """
+    matches = services().matches
+    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+    if kind == JSON:
+        meta, state = matches.meta(match_id), None
+    else:  # a stream starts with a snapshot: the state too, in the same round trip
+        meta, state = matches.meta_and_state(match_id)
+    seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
+    after = query.get("after") or headers.get("last_event_id") or "0-0"
+    if kind != JSON:
+        return _stream(meta, state, seat, after, kind)
+    wait = query.get("wait", 0.0)
+    events, last = poll_events(matches.store, matches.config, meta, seat, after, wait, _subscriber(match_id))
+    # Every commit writes at least one event (its action), so the events read tell how far the match
+    # is: no second look at the match for its version, however long the poll waited.
+    version = max(meta.version, int(last.split("-")[0]))
+    status = status_after(meta.status, events)
+    return {"game": meta.game, "events": events, "last_id": last, "version": version, "status": status}
+
+
+@blp.route("/<match_id>/log", methods=["GET"])
+@blp.response(200, LogSchema)
+@blp.doc(operationId="getLog", security=OPTIONAL_SEAT, responses=errors(401, 404))
+def get_log(match_id: str) -> dict[str, Any]:
+    """The action log: complete (with the seed, for replay) once the match is over; during play only
+    the actions the caller may see, as they were shown to them."""
+    matches = services().matches
+    meta = matches.meta(match_id)
+    seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
+    return matches.action_log(meta, seat)

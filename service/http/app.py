@@ -1,0 +1,102 @@
+"""``create_app``: the Flask application over the engine registry and one Redis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from engine.core import Game
+from engine.registry import GAMES
+from service import logs
+from service.config import Config
+from service.http import admission, errors, http_policy, limits
+from service.http.api import EXTENSION, Services, register_blueprints
+from service.http.json_provider import OrjsonProvider
+from service.http.metrics import Metrics
+from service.http.schemas.errors import ErrorSchema
+from service.http.spec import describe_match_request, register_components
+from service.live import LiveEvents
+from service.matches.operations import Matches
+from service.store import MatchMeta, connect_store
+
+#: A placeholder URL for apps that never touch Redis (``tabletop spec``): redis-py connects lazily.
+OFFLINE_REDIS_URL = "redis://localhost:6379/0"
+
+
+class SeatLoggingMatches(Matches):
+    """:class:`Matches` that notes the caller's seat for the access line: the seat is known only once
+    the token has been checked against the match, inside the operation."""
+
+    @staticmethod
+    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None:  # type: ignore[override]  # one body for both of the base's overloads
+        seat = Matches.caller(meta, authorization, required=required)
+        logs.annotate(seat=seat)
+        return seat
+
+
+class TabletopApi(Api):
+    """flask-smorest's Api with our error schema and error body."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        return errors.from_http_exception(error).response()
+
+
+def create_app(config: Config | None = None, games: dict[str, Game] | None = None) -> Flask:
+    """The API application.  ``games`` defaults to :data:`engine.registry.GAMES`; tests inject others."""
+    if config is None:
+        config = Config.from_env()
+    if games is None:
+        games = GAMES
+    if not config.redis_url:
+        raise ValueError("TABLETOP_REDIS_URL is not set (tabletop serve starts a private Redis without it)")
+    app = Flask("tabletop")
+    app.json = OrjsonProvider(app)
+    app.config.update(
+        MAX_CONTENT_LENGTH=config.max_body_bytes,
+        API_TITLE="Tabletop",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/static/",
+        API_SPEC_OPTIONS={
+            "info": {
+                "description": "Play rules-exact board games over HTTP. Every response that shows game state "
+                "is the caller's own view: seat tokens select it, no token gives the spectator view."
+            }
+        },
+    )
+    # Nothing blocks on Redis while a client waits (service.live), so every command can fail fast: a
+    # hung Redis is a 503 within about redis_timeout_seconds, not a stuck request.
+    store = connect_store(
+        config,
+        timeout=config.redis_timeout_seconds,
+        max_connections=config.max_active_requests + admission.SPARE_REDIS_CONNECTIONS,
+    )
+    live = LiveEvents(
+        store,
+        max_waiters=config.max_waiters,
+        max_per_address=config.max_waiters_per_address,
+        confirm_timeout=2 * config.redis_timeout_seconds,
+    )
+    logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
+    limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)
+    http_policy.install(app, config)
+    metrics = Metrics(store, live)
+    app.extensions[EXTENSION] = Services(config, SeatLoggingMatches(store, games, config), metrics, live)
+    api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
+    register_components(api.spec, games)
+    register_blueprints(app, api)
+    describe_match_request(api.spec, games)
+    errors.register(app)
+    metrics.install(app)
+    app.wsgi_app = admission.Admission(  # type: ignore[method-assign]
+        app.wsgi_app, config.max_active_requests, config.queue_timeout_seconds
+    )
+    return app

@@ -1,0 +1,154 @@
+"""Event feed and action log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from engine.ai import LEVELS
+from service.events import (
+    CREATED,
+    JOINED,
+    LEFT,
+    REMATCH,
+    REMATCH_DECLINED,
+    RESIGNED,
+    RETURNED,
+    STARTED,
+    TIMEOUT,
+)
+from service.http.schemas.fields import FullMatch
+from service.store import STATUSES
+
+EVENT_ID = r"^[0-9]{1,18}-[0-9]{1,18}$"
+
+_SEATS = {"type": "array", "items": {"$ref": "#/components/schemas/Seat"}}
+
+
+def _service_event(kind: str, description: str, closed: bool = True, **fields: Any) -> dict[str, Any]:
+    """JSON schema of an event the service (not a game) writes; ``closed=False`` for events whose
+    fields are still growing, so a new field never makes a valid response fail the spec."""
+    return {
+        "type": "object",
+        "description": description,
+        "properties": {"type": {"const": kind}, **fields},
+        "required": ["type", *fields],
+        "additionalProperties": not closed,
+    }
+
+
+#: Events of every match, whatever the game (their ``type`` never clashes with a game's event):
+#: each game's event union in the spec (service/http/spec.py) lists them beside the game's own.
+SERVICE_EVENTS: dict[str, dict[str, Any]] = {
+    CREATED: _service_event(
+        CREATED,
+        "The match was created: its game, seats and options.",
+        game={"type": "string"},
+        seats=_SEATS,
+        options={"type": "object"},
+    ),
+    STARTED: _service_event(STARTED, "The last open seat was taken: the match is under way."),
+    JOINED: _service_event(
+        JOINED,
+        "A player took an open seat.",
+        seat={"type": "integer", "minimum": 0},
+        name={"type": "string"},
+    ),
+    LEFT: _service_event(
+        LEFT,
+        "A player left a waiting match: the seat is open again.",
+        seat={"type": "integer", "minimum": 0},
+    ),
+    RESIGNED: _service_event(
+        RESIGNED,
+        "A seat resigned during play; a bot of `level` plays it now (`then`: the match's `on_leave`).",
+        seat={"type": "integer", "minimum": 0},
+        then={"type": "string", "enum": ["bot", "abort"]},
+        level={"type": "string", "enum": list(LEVELS)},
+    ),
+    TIMEOUT: _service_event(
+        TIMEOUT,
+        "A human seat ran out of time: a bot of `level` made its decision (the events that follow); when "
+        "`bot_keeps_seat`, the seat is away: the bot plays it until its player acts again "
+        "(`seat_returned`).",
+        seat={"type": "integer", "minimum": 0},
+        level={"type": "string", "enum": list(LEVELS)},
+        bot_keeps_seat={"type": "boolean"},
+    ),
+    RETURNED: _service_event(
+        RETURNED,
+        "The player of an away seat (played by a bot after too many timeouts) acted again: the seat is "
+        "theirs again, and its clock runs when it is to decide.",
+        seat={"type": "integer", "minimum": 0},
+    ),
+    REMATCH: _service_event(
+        REMATCH, "A seat asked for a rematch: the id of the new match.", match_id={"type": "string"}
+    ),
+    REMATCH_DECLINED: _service_event(
+        REMATCH_DECLINED,
+        "The rematch offer ended before it started (the rematch is `aborted`): a player it was offered "
+        "to `declined` it, or one who had taken a seat `withdrawn` it.",
+        match_id={"type": "string"},
+        reason={"type": "string", "enum": ["declined", "withdrawn"]},
+    ),
+}
+
+
+class EventsQuerySchema(Schema):
+    after = fields.String(
+        validate=FullMatch(EVENT_ID),
+        metadata={"description": "Return events after this event id (default: from the start)."},
+    )
+    wait = fields.Float(
+        validate=validate.Range(min=0),
+        metadata={
+            "description": "Long-poll: wait up to this many seconds for an event you may see; more than "
+            "the server's maximum (`TABLETOP_MAX_WAIT_SECONDS`, 30 by default) waits that maximum."
+        },
+    )
+
+
+class EventsHeadersSchema(Schema):
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        validate=FullMatch(EVENT_ID),
+        metadata={"description": "SSE reconnection: same as `after`."},
+    )
+
+
+class EventsPageSchema(Schema):
+    game = fields.String(
+        required=True, metadata={"description": "The match's game: it tells the shapes below."}
+    )
+    events = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "Events you may see, oldest first; each has `id`, `type` and its data."},
+    )
+    last_id = fields.String(
+        required=True,
+        metadata={"description": "Cursor for the next call's `after` (covers hidden events too)."},
+    )
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+
+
+class LogEntrySchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "The version this action produced."})
+    seat = fields.Integer(required=True)
+    action = fields.Dict(required=True)
+
+
+class LogSchema(Schema):
+    complete = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True once the match is over: every action in full, and the seed to replay it."
+        },
+    )
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    seed = fields.Integer(required=True, allow_none=True)
+    entries = fields.List(fields.Nested(LogEntrySchema), required=True)

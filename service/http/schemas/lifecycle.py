@@ -1,0 +1,115 @@
+"""Open seats, joining, leaving, clocks and rematches (see service/matches/lifecycle.py and
+service/matches/clocks.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from engine.ai import LEVELS
+from service.http.schemas.fields import JsonInteger
+from service.matches.clocks import DEFAULT_MAX_TIMEOUTS, DEFAULT_ON_TIMEOUT, MAX_SECONDS
+from service.matches.seating import DEFAULT_ON_LEAVE, PRIVATE, PUBLIC
+
+_SECONDS = validate.Range(min=1, max=MAX_SECONDS)
+VISIBILITIES = (PUBLIC, PRIVATE)
+VISIBILITY = (
+    "`public`: listed, and any open seat may be joined; `private`: not listed, each open seat joined "
+    "with its own invite code (returned to the creator)."
+)
+
+
+class OnLeaveSchema(Schema):
+    then = fields.String(
+        load_default=DEFAULT_ON_LEAVE["then"],
+        validate=validate.OneOf(["bot", "abort"]),
+        metadata={
+            "description": "`bot`: a bot takes a resigned seat and the match goes on; `abort`: the same, "
+            "but the match ends `aborted` when the last human resigns."
+        },
+    )
+    level = fields.String(
+        load_default=DEFAULT_ON_LEAVE["level"],
+        validate=validate.OneOf(LEVELS),
+        metadata={"description": "The level of the bot that takes the seat."},
+    )
+
+
+class TimeControlSchema(Schema):
+    per_move_seconds = JsonInteger(
+        validate=_SECONDS,
+        metadata={"description": "Each decision of a human seat within this many seconds (1 s to 30 days)."},
+    )
+    budget_seconds = JsonInteger(
+        validate=_SECONDS,
+        metadata={"description": "Chess-style: each human seat's time for the whole match."},
+    )
+    increment_seconds = JsonInteger(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_SECONDS),
+        metadata={"description": "Added to a seat's budget after each of its decisions."},
+    )
+    on_timeout = fields.String(
+        load_default=DEFAULT_ON_TIMEOUT,
+        validate=validate.OneOf(LEVELS),
+        metadata={"description": "The level of the bot that decides for a seat out of time."},
+    )
+    max_timeouts = JsonInteger(
+        load_default=DEFAULT_MAX_TIMEOUTS,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "After this many timeouts of one seat, its bot keeps the seat."},
+    )
+
+    @validates_schema
+    def _a_limit(self, data: dict[str, Any], **_: Any) -> None:
+        if "per_move_seconds" not in data and "budget_seconds" not in data:
+            raise ValidationError("give per_move_seconds, budget_seconds or both", "per_move_seconds")
+
+
+class ClockSchema(Schema):
+    per_move_seconds = fields.Integer(required=True, allow_none=True)
+    budget_seconds = fields.Integer(required=True, allow_none=True)
+    increment_seconds = fields.Integer(required=True)
+    on_timeout = fields.String(required=True, validate=validate.OneOf(LEVELS))
+    max_timeouts = fields.Integer(required=True)
+    remaining_seconds = fields.List(
+        fields.Float(allow_none=True),
+        required=True,
+        metadata={
+            "description": "Per seat: budget left (counting down for the seat deciding); null without one."
+        },
+    )
+    deadline = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When the pending decision times out (epoch seconds); null if no human decides."
+        },
+    )
+    timeouts = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Timeouts so far, per seat."}
+    )
+
+
+class InviteSchema(Schema):
+    seat = fields.Integer(required=True)
+    code = fields.String(required=True, metadata={"description": "Joins this seat once; shown only here."})
+
+
+class SeatChoice(fields.Field[int | str]):
+    """A seat number or ``"any"`` (the first open seat)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int | str:
+        if value == "any" or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 8):
+            return value  # type: ignore[no-any-return]
+        raise ValidationError('a seat number (0-7) or "any"')
+
+
+class RematchSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The caller's seat in the rematch."})
+    token = fields.String(required=True, metadata={"description": "Its bearer token; shown only once."})
+    status = fields.String(
+        required=True, metadata={"description": "`waiting` until every player has called."}
+    )

@@ -1,0 +1,351 @@
+"""A match's life around its moves: joining open seats, cancelling, resigning, coming back, rematches.
+
+Each operation is a compare-and-set commit of the match's meta (no state, no log entry: the action log
+holds moves only) through :meth:`service.matches.Matches.change`, so it races safely with moves and with
+itself: of two clients taking the last open seat one commits and the other, retrying on the new
+version, finds the seat taken (409).  Each bumps the version and appends its events, so streams and
+long-polls see it.  The bookkeeping of seats is :mod:`service.matches.seating`; clocks are
+:mod:`service.matches.clocks` (timeouts are played by the workers: :func:`workers.jobs.time_out`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hmac
+import secrets
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from service import auth
+from service.events import JOINED, LEFT, OVER, REMATCH, REMATCH_DECLINED, RESIGNED, STARTED
+from service.matches import clocks, seating
+from service.matches.changes import Change
+from service.matches.errors import Conflict, Forbidden, NotFound, bearer_or_401, invalid, unauthorized
+from service.store import ABORTED, ACTIVE, FINISHED, OVER_STATUSES, WAITING, MatchMeta
+
+if TYPE_CHECKING:  # the operations call these functions (Matches.join...): their module is above this one
+    from service.matches.operations import Matches
+
+#: Why a rematch offer ended: a player it was offered to said no, or one who had taken a seat left.
+DECLINED, WITHDRAWN = "declined", "withdrawn"
+
+
+def _start_if_full(matches: Matches, meta: MatchMeta, events: list[dict[str, Any]]) -> MatchMeta:
+    """A waiting match whose seats are all taken starts: its clock runs from now, and the first bot
+    turn is announced after the commit (:meth:`Matches.settle`)."""
+    if seating.open_seats(meta.seats) or meta.status != WAITING:
+        return meta
+    clock = None
+    if meta.clock is not None:
+        clock = copy.deepcopy(meta.clock)
+        clocks.start_turn(clock, meta.seats, meta.to_move, matches.now())
+    events.append({"type": STARTED, "visible_to": "all"})
+    return replace(meta, status=ACTIVE if meta.to_move is not None else FINISHED, clock=clock)
+
+
+def _aborted(meta: MatchMeta, reason: str, events: list[dict[str, Any]]) -> MatchMeta:
+    """The match ends without a result; its ``match_over`` event ends streams as a finish does."""
+    clock = None if meta.clock is None else {**meta.clock, "turn_started": None, "deadline": None}
+    events.append({"type": OVER, "visible_to": "all", "status": ABORTED, "reason": reason, "result": None})
+    return replace(meta, status=ABORTED, to_move=None, result=None, clock=clock)
+
+
+# -- join -------------------------------------------------------------------------------------------
+
+
+def join(matches: Matches, match_id: str, choice: int | str, name: str, invite: str | None) -> dict[str, Any]:
+    """Take an open seat (``choice``: its number or ``"any"``) as ``name``; a private match's seat needs
+    its invite code.  Answers the seat's token (the only time it is shown) and the match as that seat
+    sees it."""
+    token = auth.new_token()
+
+    def decide(meta: MatchMeta) -> Change:
+        if meta.status != WAITING:
+            raise Conflict(
+                "not_waiting", f"the match is {meta.status}: no seat to join", {"status": meta.status}
+            )
+        seat = _pick(meta, choice, invite)
+        seats, hashes, life = seating.take(meta.seats, meta.token_hashes, meta.life, seat, name, token)
+        events = [{"type": JOINED, "visible_to": "all", "seat": seat, "name": name}]
+        after = _start_if_full(matches, replace(meta, seats=seats, token_hashes=hashes, life=life), events)
+        return Change(after, events, {"seat": seat})
+
+    change, state = matches.change(match_id, decide)
+    seat = change.answer["seat"]
+    return {"seat": seat, "token": token, "match": matches.document(change.after, state, seat)}
+
+
+def _pick(meta: MatchMeta, choice: int | str, invite: str | None) -> int:
+    """The seat a join takes, or the refusal: 403 for a private match without the invite code of an
+    open seat, 409 for a seat that is not open (taken meanwhile, or kept for a rematch's player).  A
+    seat's code joins it whenever it is open: again after its player left before the start."""
+    if meta.life.get("visibility") == seating.PRIVATE:
+        seat = seating.seat_of_invite(meta.life, invite or "")
+        if seat is None or seat not in seating.open_seats(meta.seats):
+            raise Forbidden(
+                "invite_required",
+                "this match is private: join with the invite code of an open seat (a code joins its "
+                "seat while nobody holds it)",
+            )
+        if choice not in ("any", seat):
+            raise invalid("seat", f"this invite code is for seat {seat}")
+        return seat
+    open_now = seating.joinable(meta.life, meta.seats)
+    if choice == "any":
+        if not open_now:
+            raise Conflict("no_open_seat", "every seat is taken or kept for a rematch's player")
+        return open_now[0]
+    assert isinstance(choice, int)
+    if choice >= meta.players:
+        raise invalid("seat", f"the match has seats 0 to {meta.players - 1}")
+    if choice not in open_now:
+        raise Conflict("seat_taken", f"seat {choice} is not open", {"open_seats": open_now})
+    return choice
+
+
+# -- cancel and resign --------------------------------------------------------------------------------
+
+
+def cancel(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+    """The creator (with the creator token) calls off a match that has not started."""
+    token = bearer_or_401(authorization)
+    if token is None:
+        raise unauthorized("the creator token is required")
+
+    def decide(meta: MatchMeta) -> Change:
+        if not hmac.compare_digest(auth.hash_token(token), meta.life.get("creator", "")):
+            raise unauthorized("this is not the creator token of this match", 'Bearer error="invalid_token"')
+        if meta.status != WAITING:
+            raise Conflict(
+                "not_waiting",
+                f"only a waiting match can be cancelled; this one is {meta.status} (resign instead)",
+                {"status": meta.status},
+            )
+        events: list[dict[str, Any]] = []
+        return Change(_aborted(meta, "cancelled", events), events)
+
+    change, state = matches.change(match_id, decide)
+    return matches.document(change.after, state, None)
+
+
+def resign(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+    """The caller's seat leaves, for good (the only way a seat is given up: an away seat is resigned
+    too).  Before the start the seat opens again (a private seat's invite code joins it again; a
+    private seat the creator gave out with a token has no code, so its leaving aborts the match,
+    ``abandoned``, rather than leave it waiting for a player nobody can invite); in a rematch not
+    yet started it withdraws the offer (the rematch ends ``aborted``, see :func:`decline`).  During
+    play a bot takes it (``on_leave``) and the match goes on, or with ``on_leave.then == "abort"``
+    the match ends ``aborted`` when no player is left.  The result will record who resigned."""
+
+    def decide(meta: MatchMeta) -> Change:
+        seat = matches.caller(meta, authorization, required=True)
+        assert seat is not None
+        if meta.status in OVER_STATUSES:
+            raise Conflict("match_over", f"the match is {meta.status} already", {"status": meta.status})
+        if not seating.held_by_player(meta.seats[seat]):
+            raise Conflict("seat_left", f"seat {seat} was left already", {"seat": seat})
+        if meta.status == WAITING and meta.life.get("rematch_of"):
+            events: list[dict[str, Any]] = []
+            return Change(_aborted(meta, WITHDRAWN, events), events, {"seat": seat, "withdrew": True})
+        if meta.status == WAITING:  # leaving before the start: the seat is open again
+            seats, life = seating.leave(meta.seats, meta.life, seat, started=False)
+            hashes = list(meta.token_hashes)
+            hashes[seat] = ""  # the token no longer holds the seat: the next to join gets a new one
+            events = [{"type": LEFT, "visible_to": "all", "seat": seat}]
+            after = replace(meta, seats=seats, life=life, token_hashes=hashes)
+            if not seating.reopens(meta.life, seat):  # nobody could join it: the match would never start
+                return Change(_aborted(after, "abandoned", events), events, {"seat": None})
+            return Change(after, events, {"seat": None})
+        seats, life = seating.leave(meta.seats, meta.life, seat, started=True)
+        on_leave = life["on_leave"]
+        events = [{"type": RESIGNED, "visible_to": "all", "seat": seat, **on_leave}]
+        after = replace(meta, seats=seats, life=life)
+        if on_leave["then"] == "abort" and not seating.humans_left(seats):
+            return Change(_aborted(after, "abandoned", events), events, {"seat": seat})
+        if meta.clock is not None and meta.to_move == seat:  # the bot decides now: no deadline
+            clock = copy.deepcopy(meta.clock)
+            clocks.end_turn(clock, seat, matches.now(), timed_out=False)
+            clocks.start_turn(clock, seats, meta.to_move, matches.now())
+            after = replace(after, clock=clock)
+        return Change(after, events, {"seat": seat})
+
+    change, state = matches.change(match_id, decide)
+    if change.answer.get("withdrew"):
+        _note_offer_ended(matches, change.after.life["rematch_of"], match_id, WITHDRAWN)
+    return matches.document(change.after, state, change.answer["seat"])
+
+
+# -- coming back ------------------------------------------------------------------------------------
+
+
+def return_to_seat(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+    """The away player of the caller's seat comes back: the seat is theirs again
+    (:meth:`Matches.come_back`), answered as the match the seat sees.  Only an explicit request does
+    this (or a move or hint request of the seat): a read never does, so a page that merely shows the
+    match cannot take the seat back with nobody at the keyboard.  A seat that is not away is 409
+    ``not_away`` (the second of two quick calls too: harmless, the seat is back), a resigned one 403
+    ``seat_left``, a match over 409 ``match_over`` (a bot no longer plays it)."""
+
+    def decide(meta: MatchMeta) -> Change:
+        seat = matches.caller(meta, authorization, required=True)
+        if meta.status in OVER_STATUSES:
+            raise Conflict("match_over", f"the match is {meta.status} already", {"status": meta.status})
+        if not seating.held_by_player(meta.seats[seat]):
+            raise Forbidden("seat_left", f"seat {seat} was resigned; a bot plays it for good", {"seat": seat})
+        if not seating.is_away(meta.seats[seat]):
+            raise Conflict("not_away", f"seat {seat} is not away: it is yours already", {"seat": seat})
+        return matches.come_back(meta, seat)
+
+    change, state = matches.change(match_id, decide)
+    return matches.document(change.after, state, change.answer["seat"])
+
+
+# -- rematch ----------------------------------------------------------------------------------------
+
+
+def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+    """A seat of a finished match asks to play again: the first call creates the rematch (same game,
+    options, bots and time control; a new seed; every seat moved one place, so another player
+    starts) and links the finished match to it; each player of the finished match (an away one too;
+    not a resigned seat) takes their seat in it by calling this (their new token is answered once).
+    The rematch starts when all have called.  An offer nobody completes expires like any waiting
+    match (``waiting_seconds``); asking again after that offers it anew under the same id.  Once
+    declined or withdrawn (:func:`decline`) it stays so: 409 ``rematch_declined``."""
+    meta, seat = _player_of_finished(matches, match_id, authorization)
+    new_id = meta.life.get("rematch")
+    if new_id is None:
+        new_id = _link(matches, meta)
+    if not matches.store.exists(new_id):
+        _create_rematch(matches, meta, new_id)
+    mine = auth.hash_token(bearer_or_401(authorization) or "")
+
+    def decide(new: MatchMeta) -> Change:
+        if new.status == ABORTED:
+            raise Conflict(
+                "rematch_declined",
+                "the rematch offer was declined or withdrawn; its match says by whom",
+                {"match_id": new_id},
+            )
+        reserved = {int(s): h for s, h in new.life.get("reserved", {}).items()}
+        place = next((s for s, h in reserved.items() if hmac.compare_digest(h, mine)), None)
+        if place is None:
+            raise Conflict(
+                "rematch_joined",
+                "this seat has taken its place in the rematch already",
+                {"match_id": new_id},
+            )
+        name = meta.seats[seat]["name"]
+        token = auth.new_token()
+        seats, hashes, life = seating.take(new.seats, new.token_hashes, new.life, place, name, token)
+        events = [{"type": JOINED, "visible_to": "all", "seat": place, "name": name}]
+        after = _start_if_full(matches, replace(new, seats=seats, token_hashes=hashes, life=life), events)
+        return Change(after, events, {"seat": place, "token": token})
+
+    change, _ = matches.change(new_id, decide)
+    return {"match_id": new_id, **change.answer, "status": change.after.status}
+
+
+def decline(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+    """A player of the finished match ``match_id`` ends its rematch offer before it starts: one who
+    had not taken their seat declines it, one who had (the offerer, say) withdraws it.  The rematch
+    ends ``aborted`` with that ``reason`` (its seats' tokens can do nothing more), and the finished
+    match's feed says so (``rematch_declined``).  Answers the rematch as a spectator sees it."""
+    meta, _ = _player_of_finished(matches, match_id, authorization)
+    new_id = meta.life.get("rematch")
+    if new_id is None:
+        raise Conflict("no_rematch", "nobody has asked for a rematch of this match")
+    mine = auth.hash_token(bearer_or_401(authorization) or "")
+
+    def decide(new: MatchMeta) -> Change:
+        if new.status != WAITING:
+            raise Conflict(
+                "not_waiting",
+                f"the rematch is {new.status}: only an offer not yet started can be declined",
+                {"status": new.status, "match_id": new_id},
+            )
+        offered = any(hmac.compare_digest(h, mine) for h in new.life.get("reserved", {}).values())
+        reason = DECLINED if offered else WITHDRAWN
+        events: list[dict[str, Any]] = []
+        return Change(_aborted(new, reason, events), events, {"reason": reason})
+
+    change, state = matches.change(new_id, decide)
+    _note_offer_ended(matches, match_id, new_id, change.answer["reason"])
+    return matches.document(change.after, state, None)
+
+
+def _player_of_finished(matches: Matches, match_id: str, authorization: str | None) -> tuple[MatchMeta, int]:
+    """The finished match and the caller's seat in it, a seat its player still holds (an away seat
+    counts: its player never left); the refusals of the rematch calls otherwise."""
+    meta = matches.meta(match_id)
+    seat = matches.caller(meta, authorization, required=True)
+    assert seat is not None
+    if meta.status != FINISHED:
+        raise Conflict("not_finished", f"only a finished match has a rematch; this one is {meta.status}")
+    if not seating.held_by_player(meta.seats[seat]):
+        raise Forbidden("seat_left", f"seat {seat} was resigned; only its players decide on a rematch")
+    return meta, seat
+
+
+def _note_offer_ended(matches: Matches, finished_id: str, rematch_id: str, reason: str) -> None:
+    """Tell the finished match's followers that its rematch offer ended (after the rematch's own
+    commit: a finished match that expired meanwhile has nobody left to tell)."""
+
+    def decide(meta: MatchMeta) -> Change:
+        event = {"type": REMATCH_DECLINED, "visible_to": "all", "match_id": rematch_id, "reason": reason}
+        return Change(meta, [event])
+
+    with contextlib.suppress(NotFound):
+        matches.change(finished_id, decide)
+
+
+class _Linked(Exception):
+    """The finished match links to a rematch already (another seat's call linked it meanwhile)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(match_id)
+        self.match_id = match_id
+
+
+def _link(matches: Matches, meta: MatchMeta) -> str:
+    """Link the finished match to a new id (compare-and-set: of two seats asking at once, one links
+    and the other finds the link, committing nothing)."""
+    proposed = secrets.token_hex(8)
+
+    def decide(current: MatchMeta) -> Change:
+        if current.life.get("rematch"):
+            raise _Linked(current.life["rematch"])
+        events = [{"type": REMATCH, "visible_to": "all", "match_id": proposed}]
+        return Change(replace(current, life={**current.life, "rematch": proposed}), events)
+
+    try:
+        matches.change(meta.id, decide)
+    except _Linked as linked:
+        return linked.match_id
+    return proposed
+
+
+def _create_rematch(matches: Matches, meta: MatchMeta, new_id: str) -> None:
+    n = meta.players
+    seats, reserved = [], {}
+    for new_seat in range(n):
+        old = (new_seat + 1) % n  # old seat 1 sits first now
+        seat = meta.seats[old]
+        if seating.held_by_player(seat):
+            seats.append({"kind": seating.OPEN})
+            reserved[str(new_seat)] = meta.token_hashes[old]
+        else:
+            seats.append({k: seat[k] for k in ("name", "kind", "level", "think_ms") if k in seat})
+    request: dict[str, Any] = {
+        "game": meta.game,
+        "seats": seats,
+        "options": meta.options,
+        "on_leave": meta.life.get("on_leave"),
+    }
+    if meta.clock is not None:
+        request["time_control"] = clocks.control(meta.clock)
+    try:
+        matches.create(request, reserved=reserved, match_id=new_id, rematch_of=meta.id)
+    except Conflict as exc:
+        if exc.code != "match_exists":  # created by another seat's call at the same moment: fine
+            raise

@@ -1,0 +1,817 @@
+"""What the API does with matches, over the engine contract and the store, free of HTTP parsing.
+
+Nothing here knows a game's rules: it calls ``setup``/``to_move``/``legal_actions``/``apply``/``view``/
+``result``/``encode``/``decode`` and filters events with :func:`engine.core.event_visible`.  Every
+response that shows game state is built from ``game.view(state, seat)`` for the caller's own seat.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Literal, overload
+
+from rq.job import JobStatus
+
+from engine.core import (
+    Game,
+    IllegalAction,
+    InvalidOptions,
+    check_players,
+    check_shape,
+    event_visible,
+    resolve_options,
+)
+from service import auth
+from service.config import Config
+from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
+from service.live import client_event, visible_events
+from service.matches import bots, clocks, lifecycle, seating
+from service.matches.changes import Change
+from service.matches.errors import (
+    Conflict,
+    Forbidden,
+    Illegal,
+    Stale,
+    VersionRequired,
+    bearer_or_401,
+    invalid,
+    not_found,
+    unauthorized,
+)
+from service.store import (
+    ABORTED,
+    ACTIVE,
+    FINISHED,
+    KEEP,
+    OVER_STATUSES,
+    PERSIST,
+    WAITING,
+    Commit,
+    Loaded,
+    MatchMeta,
+    Store,
+    StoredEvent,
+    lifecycle_fields,
+    now,
+    progress_fields,
+)
+
+
+def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
+    return [{"seat": i, **s} for i, s in enumerate(meta.seats)]
+
+
+def summary(meta: MatchMeta) -> dict[str, Any]:
+    return {
+        "id": meta.id,
+        "game": meta.game,
+        "status": meta.status,
+        "version": meta.version,
+        "players": meta.players,
+        "seats": seat_info(meta),
+        "open_seats": seating.joinable(meta.life, meta.seats),
+        "visibility": meta.life.get("visibility", seating.PUBLIC),
+        "to_move": meta.to_move,
+        "created_at": meta.created_at,
+        "updated_at": meta.updated_at,
+    }
+
+
+def status_after(status: str, events: list[dict[str, Any]]) -> str:
+    """The match's status after ``events`` (read after a match document of ``status``)."""
+    for event in events:
+        if event["type"] == OVER:
+            status = event.get("status", FINISHED)
+        elif event["type"] == STARTED:
+            status = ACTIVE
+    return status
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a move (:meth:`Matches.seat_move`, :meth:`~Matches.bot_move`, :meth:`~Matches.timeout_move`)
+    did: the mover's response body (a seat's own move only), the store's outcome, and the match after
+    the move (when it was committed)."""
+
+    body: dict[str, Any] | None
+    commit: Commit
+    meta: MatchMeta | None
+
+
+#: Compare-and-set attempts before a change of who holds the seats gives up (each lost race means the
+#: match moved).
+CHANGE_ATTEMPTS = 10
+
+
+class _Unchanged(Exception):
+    """A change found nothing to do on the current version (it commits nothing: every commit writes
+    an event)."""
+
+    def __init__(self, meta: MatchMeta) -> None:
+        super().__init__(meta.id)
+        self.meta = meta
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move request after HTTP parsing."""
+
+    action: Any
+    body_version: int | None
+    header_version: int | None
+    idempotency_key: str | None
+
+
+class Matches:
+    """Match operations for one app: the registered games, the store and the settings."""
+
+    def __init__(
+        self,
+        store: Store,
+        games: dict[str, Game],
+        config: Config,
+        bot_queue: bots.BotQueue | None = None,
+        clock: Callable[[], float] = now,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.config = config
+        #: The time of commits and clocks (epoch seconds); tests of clocks pass their own.
+        self.now = clock
+        self.bots = bot_queue or bots.BotQueue(
+            store,
+            stall_seconds=config.bot_stall_seconds,
+            slice_seconds=config.bot_slice_seconds,
+            max_think_ms=config.max_think_ms,
+            max_hints_per_address=config.max_hints_per_address,
+        )
+
+    # -- lookups ------------------------------------------------------------------------------------
+
+    def game(self, game_id: str) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            raise not_found(f"game {game_id!r}")
+        return game
+
+    def meta(self, match_id: str) -> MatchMeta:
+        loaded = self.store.load(match_id, state=False)
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        return loaded.meta
+
+    def meta_and_state(self, match_id: str) -> tuple[MatchMeta, Any]:
+        loaded = self.store.load(match_id)
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        return loaded.meta, self.games[loaded.meta.game].decode(loaded.encoded_state())
+
+    @overload
+    @staticmethod
+    def caller(meta: MatchMeta, authorization: str | None, *, required: Literal[True]) -> int: ...
+    @overload
+    @staticmethod
+    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None: ...
+    @staticmethod
+    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None:
+        """The seat whose bearer token the caller holds; ``None`` for a spectator (no token, allowed
+        unless ``required``).  401 for a malformed or foreign token.  The token of an away seat still
+        names it (see :meth:`reclaim`), and so does a resigned seat's (it reads, never decides)."""
+        token = bearer_or_401(authorization)
+        if token is None:
+            if required:
+                raise unauthorized("a seat token is required")
+            return None
+        seat = auth.seat_of_token(token, meta.token_hashes)
+        if seat is None:
+            raise unauthorized("this token holds no seat of this match", 'Bearer error="invalid_token"')
+        return seat
+
+    # -- changes of who holds the seats ----------------------------------------------------------------
+
+    def change(self, match_id: str, decide: Callable[[MatchMeta], Change]) -> tuple[Change, Any]:
+        """Load, ``decide`` (which raises the operation's refusals) and commit the seats, life and clock
+        it chose, again on a lost race (:mod:`service.matches.lifecycle`'s operations and :meth:`reclaim`).
+        Returns the committed change and the decoded state.
+
+        A match leaving ``waiting`` for play loses the expiry of a waiting match; one over gets the
+        retention time."""
+        for _ in range(CHANGE_ATTEMPTS):
+            meta, state = self.meta_and_state(match_id)
+            change = decide(meta)
+            after = replace(change.after, version=meta.version + 1, updated_at=self.now())
+            fields = {
+                **lifecycle_fields(after),
+                **progress_fields(after.status, after.to_move, after.result, after.updated_at),
+            }
+            expire = KEEP
+            if after.status in OVER_STATUSES:
+                expire = self.config.retention_seconds
+            elif after.status != WAITING:
+                expire = PERSIST
+            commit = self.store.commit(meta, None, fields, change.events, None, expire, None)
+            if commit.gone:
+                raise not_found(f"match {match_id!r}")
+            if commit.version is not None:
+                change.after = after
+                self.settle(after)
+                return change, state
+        raise Conflict("busy", "the match changed too often while we tried; try again")
+
+    def reclaim(self, meta: MatchMeta, seat: int | None) -> MatchMeta:
+        """The match after ``seat``'s player acts: an away seat (played by a bot after too many
+        timeouts) is the player's again (:meth:`come_back`).  Acting is a POST of the seat's player:
+        coming back (:func:`service.matches.lifecycle.return_to_seat`), a move or a hint request.  No
+        read is (a GET must change nothing: a page left open, a prefetch or a retry sends it), and a
+        finished match's away player asks for the rematch as they are."""
+        if seat is None or not seating.is_away(meta.seats[seat]):
+            return meta
+
+        def decide(current: MatchMeta) -> Change:
+            if not seating.is_away(current.seats[seat]):
+                raise _Unchanged(current)  # came back meanwhile (another call of the same player)
+            return self.come_back(current, seat)
+
+        try:
+            change, _ = self.change(meta.id, decide)
+        except _Unchanged as unchanged:
+            return unchanged.meta
+        return change.after
+
+    def come_back(self, meta: MatchMeta, seat: int) -> Change:
+        """The change that gives away ``seat`` back to its player, with a ``seat_returned`` event; if it
+        is the seat's decision its clock starts now (the bot's pending turn finds the version moved on
+        and stands down)."""
+        seats = seating.come_back(meta.seats, seat)
+        clock = meta.clock
+        if clock is not None and meta.status == ACTIVE and meta.to_move == seat:
+            clock = copy.deepcopy(clock)
+            clocks.start_turn(clock, seats, seat, self.now())
+        events = [{"type": RETURNED, "visible_to": "all", "seat": seat}]
+        return Change(replace(meta, seats=seats, clock=clock), events, {"seat": seat})
+
+    # -- documents ----------------------------------------------------------------------------------
+
+    def document(self, meta: MatchMeta, state: Any, seat: int | None) -> dict[str, Any]:
+        """The match as ``seat`` (None: a spectator) may see it."""
+        return {
+            **summary(meta),
+            "your_seat": seat,
+            "options": meta.options,
+            "result": meta.result,
+            "view": self.games[meta.game].view(state, seat),
+            "clock": clocks.public(meta.clock, meta.to_move, self.now()),
+            "resigned": meta.life.get("resigned", []),
+            "rematch": meta.life.get("rematch"),
+        }
+
+    # -- create -------------------------------------------------------------------------------------
+
+    def create(
+        self,
+        request: dict[str, Any],
+        *,
+        reserved: dict[str, str] | None = None,
+        match_id: str | None = None,
+        rematch_of: str | None = None,
+    ) -> dict[str, Any]:
+        """Set up a match.  The returned document carries each human seat's token, the creator's token
+        and a private match's invite codes: the only time they are shown.  Open seats make the match
+        ``waiting`` (no bot moves, no clock runs) until the last is taken (:mod:`service.matches.lifecycle`).
+
+        ``reserved``, ``match_id`` and ``rematch_of`` are a rematch's: open seat -> token hash of the only
+        player who may take it, the id the finished match links to already (409 if that match exists
+        meanwhile), and the finished match's id.
+
+        A waiting match expires (every key) ``waiting_seconds`` after its creation unless it starts.
+        """
+        game = self.games.get(request["game"])
+        if game is None:
+            raise invalid("game", f"unknown game {request['game']!r}; known: {sorted(self.games)}")
+        seats = request["seats"]
+        try:
+            check_players(game, len(seats))
+            options = resolve_options(game.options, request["options"])
+        except InvalidOptions as exc:
+            raise invalid(
+                "seats" if exc.field == "players" else f"options.{exc.field}", exc.message
+            ) from None
+        if "seed" in request and not self.config.allow_seed:
+            raise invalid("seed", "this server does not accept client seeds (TABLETOP_ALLOW_SEED)")
+        seed = request.get("seed", secrets.randbits(63))
+        try:
+            state = game.setup(len(seats), options, seed=seed)
+        except InvalidOptions as exc:
+            raise invalid(f"options.{exc.field}", exc.message) from None
+        visibility = seating.PRIVATE if reserved else request.get("visibility", seating.PUBLIC)
+        creator_token = auth.new_token()
+        life = seating.new_life(visibility, creator_token, request.get("on_leave"))
+        life["reserved"] = dict(reserved or {})
+        if rematch_of is not None:
+            life["rematch_of"] = rematch_of
+        tokens: list[dict[str, Any]] = []
+        invites: list[dict[str, Any]] = []
+        stored_seats: list[dict[str, Any]] = []
+        hashes: list[str] = []
+        for i, seat in enumerate(seats):
+            if seat["kind"] == seating.BOT:
+                level, think_ms = self.bots.budget(
+                    seat.get("level"), seat.get("think_ms"), f"seats.{i}.think_ms"
+                )
+                stored_seats.append(
+                    {"name": seat["name"], "kind": "bot", "level": level, "think_ms": think_ms}
+                )
+                hashes.append("")
+            elif seat["kind"] == seating.OPEN:
+                stored_seats.append({"name": "", "kind": seating.OPEN})
+                hashes.append("")
+                if visibility == seating.PRIVATE and str(i) not in life["reserved"]:
+                    code = auth.new_token()
+                    invites.append({"seat": i, "code": code})
+                    life["invites"][str(i)] = auth.hash_token(code)
+            else:
+                token = auth.new_token()
+                tokens.append({"seat": i, "token": token})
+                stored_seats.append({"name": seat["name"], "kind": "human"})
+                hashes.append(auth.hash_token(token))
+        to_move = game.to_move(state)
+        created = self.now()
+        waiting = bool(seating.open_seats(stored_seats))
+        clock = None
+        if request.get("time_control"):
+            clock = clocks.new_clock(request["time_control"], stored_seats)
+            if not waiting:
+                clocks.start_turn(clock, stored_seats, to_move, created)
+        meta = MatchMeta(
+            id=match_id or secrets.token_hex(8),
+            game=game.id,
+            players=len(seats),
+            seats=stored_seats,
+            token_hashes=hashes,
+            options=options,
+            seed=seed,
+            version=0,
+            status=WAITING if waiting else ACTIVE if to_move is not None else FINISHED,
+            to_move=to_move,
+            result=game.result(state) if to_move is None else None,
+            created_at=created,
+            updated_at=created,
+            seq=self.store.next_seq(),
+            life=life,
+            clock=clock,
+        )
+        event = {
+            "type": CREATED,
+            "visible_to": "all",
+            "game": game.id,
+            "seats": seat_info(meta),
+            "options": options,
+        }
+        expire = self.config.waiting_seconds if waiting else KEEP
+        if not self.store.create(meta, game.encode(state), event, expire):
+            raise Conflict("match_exists", f"match {meta.id!r} was created meanwhile")
+        self.settle(meta)
+        return {
+            **self.document(meta, state, None),
+            "tokens": tokens,
+            "creator_token": creator_token,
+            "invites": invites,
+        }
+
+    # -- play ---------------------------------------------------------------------------------------
+
+    def legal_actions(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        meta, state = self.meta_and_state(match_id)
+        seat = self.caller(meta, authorization, required=True)
+        check_decision(meta, seat)  # an away seat stays away: a GET changes nothing (403 seat_away)
+        actions = self.games[meta.game].legal_actions(state)
+        return {"game": meta.game, "version": meta.version, "seat": seat, "actions": actions}
+
+    def move(self, match_id: str, authorization: str | None, move: Move) -> dict[str, Any]:
+        """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
+        :meth:`commit`."""
+        expected, source = expected_version(move)
+        idempotency = None  # (record key, request fingerprint); the fingerprint costs a JSON dump
+        if move.idempotency_key is not None:
+            token = bearer_or_401(authorization) or ""
+            idempotency = (
+                self.store.idempotency_key(match_id, token, move.idempotency_key),
+                request_fingerprint(move.action, expected),
+            )
+        loaded = self.store.load(match_id, idempotency_key=None if idempotency is None else idempotency[0])
+        if loaded is None:
+            raise not_found(f"match {match_id!r}")
+        meta = loaded.meta
+        seat = self.caller(meta, authorization, required=True)
+        if loaded.idempotency_record is not None and idempotency is not None:
+            return replay(loaded.idempotency_record, idempotency[1])
+        try:  # a malformed move is refused as such, whatever the version (the spec promises the shape)
+            check_shape(self.games[meta.game].actions, move.action)
+        except IllegalAction as exc:
+            raise illegal(exc, meta.version) from None
+        if seating.is_away(meta.seats[seat]):
+            loaded = self._come_back_to_move(loaded, seat)
+            if expected == meta.version and loaded.meta.version == meta.version + 1:
+                expected = loaded.meta.version  # decided on the state the return left as it was
+            meta = loaded.meta
+        if expected != meta.version:
+            raise stale(meta.version, source)
+        check_decision(meta, seat, allow_over=True)
+        self.check_in_time(meta)
+        body, commit = self.commit(loaded, seat, move.action, idempotency)
+        if commit.replay is not None and idempotency is not None:
+            return replay(commit.replay, idempotency[1])
+        if commit.stale is not None:
+            raise stale(commit.stale, source)
+        if commit.gone:
+            raise not_found(f"match {match_id!r}")
+        return body
+
+    def check_in_time(self, meta: MatchMeta) -> None:
+        """409 ``out_of_time`` when the pending decision's deadline has passed by the clock commits are
+        timed with, whether or not a clock keeper ran: the decision is the timeout's now, so its job
+        is announced at once (one per version, however often this runs).  A move checked just before
+        its deadline races the timeout's commit; the compare-and-set on the version lets only one in."""
+        clock = meta.clock
+        deadline = clock["deadline"] if clock is not None else None
+        if clock is None or deadline is None or meta.status != ACTIVE or deadline > self.now():
+            return
+        self.bots.timeout_due(meta.id, meta.version, clock["on_timeout"])
+        at = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="milliseconds")
+        raise Conflict(
+            "out_of_time",
+            f"the deadline of seat {meta.to_move}'s decision passed at {at}; a {clock['on_timeout']} bot "
+            "plays it now (the time control's on_timeout)",
+            {"deadline": deadline, "seat": meta.to_move, "on_timeout": clock["on_timeout"]},
+        )
+
+    def _come_back_to_move(self, loaded: Loaded, seat: int) -> Loaded:
+        """The match after an away seat's move request brings its player back (:meth:`reclaim`), with
+        the state of that version."""
+        meta = self.reclaim(loaded.meta, seat)
+        if meta.version == loaded.meta.version + 1:  # only the return happened: same state
+            return replace(loaded, meta=meta)
+        fresh = self.store.load(meta.id)
+        if fresh is None:
+            raise not_found(f"match {meta.id!r}")
+        return replace(loaded, meta=fresh.meta, state=fresh.state)
+
+    def commit(
+        self, loaded: Loaded, seat: int, action: Any, idempotency: tuple[str, str] | None = None
+    ) -> tuple[dict[str, Any], Commit]:
+        """The one write path of human moves: :meth:`seat_move` on the loaded match, answering the mover.
+
+        Returns the move's response body for ``seat`` and the store's outcome; only a committed outcome
+        (``commit.version``) means the body happened.  ``idempotency`` is ``(key, request fingerprint)``.
+        Raises :class:`~service.matches.errors.Illegal` naming the rule when the engine refuses the action.
+        """
+        state = self.games[loaded.meta.game].decode(loaded.encoded_state())
+        played = self.seat_move(loaded.meta, state, seat, action, idempotency)
+        assert played.body is not None
+        return played.body, played.commit
+
+    def seat_move(
+        self, meta: MatchMeta, state: Any, seat: int, action: Any, idempotency: tuple[str, str] | None = None
+    ) -> Played:
+        """A seat's own decision: applied to ``state`` (``meta``'s version, decoded; changed in place),
+        committed by compare-and-set against that version, with the mover's answer in ``body``."""
+        return self._apply_and_commit(meta, state, seat, action, idempotency=idempotency)
+
+    def bot_move(
+        self, meta: MatchMeta, state: Any, seat: int, action: Any, *, announce: bool = True
+    ) -> Played:
+        """A bot seat's decision (``workers.jobs``): applied to ``state`` (``meta``'s version, decoded;
+        changed in place) and committed like a human's, with no answer to build.  ``announce=False``
+        when the caller, a bot job chaining the bots' decisions, plays the next bot turn itself."""
+        return self._apply_and_commit(meta, state, seat, action, respond=False, announce=announce)
+
+    def timeout_move(self, meta: MatchMeta, state: Any, seat: int, action: Any) -> Played:
+        """The decision of a human seat out of time, made by the clock's ``on_timeout`` bot
+        (``workers.jobs.time_out``): committed like the seat's own, with a ``timeout`` event, the
+        timeout counted, and the seat away after too many."""
+        return self._apply_and_commit(meta, state, seat, action, respond=False, timed_out=True)
+
+    def _apply_and_commit(
+        self,
+        meta: MatchMeta,
+        state: Any,
+        seat: int,
+        action: Any,
+        *,
+        idempotency: tuple[str, str] | None = None,
+        respond: bool = True,
+        announce: bool = True,
+        timed_out: bool = False,
+    ) -> Played:
+        """Apply ``action`` for ``seat`` to ``state`` (the decoded state of ``meta``'s version, changed in
+        place) and compare-and-set it against that version: humans and bots write through here, so
+        Redis alone arbitrates between them.  Then announce a bot turn if one is due (unless the
+        caller, a bot job chaining the bots' decisions, plays it itself).
+
+        ``respond``: build the mover's response body (a bot needs none).  ``timed_out``: ``action`` is
+        the bot's move for a human seat out of time (:func:`workers.jobs.time_out`).
+        """
+        game = self.games[meta.game]
+        try:
+            events = game.apply(state, action, seat=seat)
+        except IllegalAction as exc:
+            raise illegal(exc, meta.version) from None
+        to_move = game.to_move(state)
+        result = game.result(state) if to_move is None else None
+        status = FINISHED if to_move is None else ACTIVE
+        updated = self.now()
+        seats, clock = meta.seats, copy.deepcopy(meta.clock)
+        if clock is not None:
+            seats, before = self._run_clock(meta, clock, seat, to_move, updated, timed_out)
+            events[:0] = before
+        if result is not None:
+            if meta.life.get("resigned"):
+                result = {**result, "resigned": list(meta.life["resigned"])}  # who left, in order
+            events.append({"type": OVER, "visible_to": "all", "status": FINISHED, "result": result})
+        version = meta.version + 1
+        body = None
+        if respond:
+            body = {
+                "game": meta.game,
+                "version": version,
+                "status": status,
+                "to_move": to_move,
+                "result": result,
+                "view": game.view(state, seat),
+                "events": [
+                    client_event(StoredEvent(f"{version}-{n}", ev))
+                    for n, ev in enumerate(events, 1)
+                    if event_visible(ev, seat)
+                ],
+            }
+        record = None
+        if idempotency is not None:
+            key, fingerprint = idempotency
+            record = (
+                key,
+                json.dumps({"fingerprint": fingerprint, "body": body}),
+                self.config.idempotency_seconds,
+            )
+        fields = progress_fields(status, to_move, result, updated)
+        if clock is not None:
+            fields["clock"] = json.dumps(clock)
+            fields["seats"] = json.dumps(seats)
+        commit = self.store.commit(
+            meta,
+            game.encode(state),
+            fields,
+            events,
+            {"version": version, "seat": seat, "action": action},
+            self.config.retention_seconds if status == FINISHED else 0,
+            record,
+        )
+        if commit.version is None:
+            return Played(body, commit, None)
+        after = replace(
+            meta,
+            version=version,
+            status=status,
+            to_move=to_move,
+            result=result,
+            updated_at=updated,
+            seats=seats,
+            clock=clock,
+        )
+        self.settle(after, announce=announce)
+        return Played(body, commit, after)
+
+    def _run_clock(
+        self,
+        meta: MatchMeta,
+        clock: dict[str, Any],
+        seat: int,
+        to_move: int | None,
+        at: float,
+        timed_out: bool,
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Stop ``seat``'s clock (charging its budget) and start the next human decision's: ``clock``
+        changes in place.  Returns the seats (a seat out of time too often is away: a bot plays it
+        until its player acts again) and the events that go before the move's own (the timeout)."""
+        seats, events = meta.seats, []
+        clocks.end_turn(clock, seat, at, timed_out=timed_out)
+        if timed_out:
+            keeps = clocks.keeps_the_seat(clock, seat) and seats[seat]["kind"] == seating.HUMAN
+            events.append(
+                {
+                    "type": TIMEOUT,
+                    "visible_to": "all",
+                    "seat": seat,
+                    "level": clock["on_timeout"],
+                    "bot_keeps_seat": keeps,
+                }
+            )
+            if keeps:
+                seats = copy.deepcopy(seats)
+                seats[seat] = seating.away_seat(seats[seat]["name"], clock["on_timeout"])
+        clocks.start_turn(clock, seats, to_move, at)
+        return seats, events
+
+    def settle(self, meta: MatchMeta, *, announce: bool = True) -> None:
+        """After a commit: the pending decision's deadline in the clock index, and the bot turn on the
+        queue if a bot is to decide (unless the caller, a bot job chaining decisions, plays it)."""
+        if meta.clock is not None:
+            self.store.set_deadline(meta.id, meta.clock["deadline"] if meta.status == ACTIVE else None)
+        if announce and meta.status == ACTIVE:
+            self.announce_bot_turn(meta)
+
+    def announce_bot_turn(self, meta: MatchMeta) -> None:
+        """Enqueue the bot turn pending at ``meta``'s version, if a bot is to decide."""
+        if meta.to_move is not None and bots.is_bot(meta.seats[meta.to_move]):
+            self.bots.turn_pending(meta.id, meta.version, meta.seats[meta.to_move])
+
+    # -- the lifecycle (service.matches.lifecycle holds how each is done) ------------------------------
+
+    def join(self, match_id: str, choice: int | str, name: str, invite: str | None) -> dict[str, Any]:
+        """Take an open seat (``choice``: a seat number or ``"any"``); the answer holds its token."""
+        return lifecycle.join(self, match_id, choice, name, invite)
+
+    def cancel(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Call off a waiting match, with the creator's token."""
+        return lifecycle.cancel(self, match_id, authorization)
+
+    def resign(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Give the caller's seat up for good (before the start: open it again)."""
+        return lifecycle.resign(self, match_id, authorization)
+
+    def return_to_seat(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Take the caller's away seat back from the bot that played it after its timeouts."""
+        return lifecycle.return_to_seat(self, match_id, authorization)
+
+    def rematch(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Offer, or take a seat in, the rematch of a finished match."""
+        return lifecycle.rematch(self, match_id, authorization)
+
+    def decline_rematch(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Say no to a finished match's rematch offer (withdraw it, for its offerer)."""
+        return lifecycle.decline(self, match_id, authorization)
+
+    # -- listing and hints --------------------------------------------------------------------------
+
+    def list_matches(
+        self, game: str | None, status: str | None, before: int | None, limit: int
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Public matches newest first, filtered by game and status, ``limit`` of them from before
+        the cursor ``before``; their summaries and the cursor of the next page (``None``: no more)."""
+        metas, cursor = self.store.list_matches(game, status, before, limit)
+        return [summary(m) for m in metas], cursor
+
+    def request_hint(
+        self, match_id: str, authorization: str | None, level: str | None, think_ms: int | None, client: str
+    ) -> dict[str, Any]:
+        """Ask a bot of ``level`` what it would play for the caller's pending decision: the hint job
+        (see :meth:`bots.BotQueue.request_hint` for one hint per seat and the per-``client`` bound).
+        Asking for help is acting: an away seat is its player's again."""
+        meta = self.meta(match_id)
+        seat = self.caller(meta, authorization, required=True)
+        meta = self.reclaim(meta, seat)
+        check_decision(meta, seat)
+        level, think_ms = self.bots.budget(level, think_ms, "think_ms")
+        job_id = self.bots.request_hint(match_id, meta.version, seat, level, think_ms, client)
+        info = self.bots.hint(job_id)
+        if info is None:  # finished and expired in between: practically impossible, but say so
+            raise not_found(f"job {job_id!r}")
+        return job_document(info)
+
+    def hint(self, job_id: str, authorization: str | None) -> dict[str, Any]:
+        """A hint job of the caller's seat, ``status`` ``finished`` (with the ``action``), ``failed``
+        (with an ``error``: ask again) or still running.  One refusal for a job that does not exist
+        and one that is another seat's (the token is checked first), so nothing here tells whether,
+        when or how another seat asked for help; a finished hint for a version the match has left is
+        stale."""
+        token = bearer_or_401(authorization)
+        if token is None:
+            raise unauthorized("a seat token is required")
+        info = self.bots.hint(job_id)
+        loaded = self.store.load(info.meta["match_id"], state=False) if info is not None else None
+        unknown = not_found(f"job {job_id!r}")
+        if info is None or loaded is None:
+            raise unknown
+        if auth.seat_of_token(token, loaded.meta.token_hashes) != info.meta["seat"]:
+            raise unknown
+        doc = job_document(info)
+        if JobStatus(info.status) in bots.DEAD:
+            return {**doc, "status": "failed", "error": "the bot could not compute a hint; ask again"}
+        if info.status == "finished" and doc["action"] is None:
+            raise stale(loaded.meta.version, "body")
+        return doc
+
+    # -- events and log -----------------------------------------------------------------------------
+
+    def action_log(self, meta: MatchMeta, seat: int | None) -> dict[str, Any]:
+        """The full log and seed once over; before that, only the action events ``seat`` may see."""
+        doc = {"game": meta.game, "players": meta.players, "options": meta.options}
+        if meta.status in OVER_STATUSES:
+            return {**doc, "complete": True, "seed": meta.seed, "entries": self.store.action_log(meta.id)}
+        events, _ = visible_events(self.store, meta.id, seat, "0-0")
+        entries = [
+            {"version": int(ev["id"].split("-")[0]), "seat": ev["seat"], "action": ev["action"]}
+            for ev in events
+            if ev["type"] == "action"
+        ]
+        return {**doc, "complete": False, "seed": None, "entries": entries}
+
+
+def job_document(info: bots.JobInfo) -> dict[str, Any]:
+    """A hint job as the API shows it: the question (match, version, seat, level) and the answer."""
+    meta = info.meta
+    action = info.result["action"] if info.result else None
+    return {
+        "id": info.id,
+        "status": info.status,
+        "match_id": meta["match_id"],
+        "version": meta["version"],
+        "seat": meta["seat"],
+        "level": meta["level"],
+        "action": action,
+    }
+
+
+# -- request checks -------------------------------------------------------------------------------
+
+
+def expected_version(move: Move) -> tuple[int, str]:
+    """The version the move is based on, and where it came from (header or body)."""
+    if move.header_version is None and move.body_version is None:
+        raise VersionRequired(
+            "version_required", 'send If-Match: "<version>" or expected_version in the body'
+        )
+    if None not in (move.header_version, move.body_version) and move.header_version != move.body_version:
+        raise invalid("expected_version", "disagrees with the If-Match header")
+    if move.header_version is not None:
+        return move.header_version, "header"
+    return move.body_version, "body"  # type: ignore[return-value]
+
+
+def illegal(exc: IllegalAction, version: int) -> Illegal:
+    """An action the engine refuses, naming the rule (or ``schema``) and the field."""
+    return Illegal(exc, version)
+
+
+def stale(current: int, source: str) -> Stale:
+    """A decision on an old version; HTTP answers 412 when the version came in If-Match, else 409."""
+    return Stale(current, source)
+
+
+def check_decision(meta: MatchMeta, seat: int | None, *, allow_over: bool = False) -> None:
+    """403 unless ``seat`` holds the pending decision (a finished match is left to the engine when
+    ``allow_over``, so the client gets its ``game-over`` rule); 409 while the match waits for players
+    or once it was aborted; 403 for a seat a bot plays: ``seat_left`` for good after a resign,
+    ``seat_away`` while its player is away (until :meth:`Matches.reclaim`)."""
+    check_started(meta)
+    if seat is not None and seating.is_away(meta.seats[seat]):
+        raise Forbidden(
+            "seat_away",
+            f"seat {seat} timed out too often: a bot plays it until you come back "
+            f"(POST /v1/matches/{meta.id}/return) or move",
+            {"seat": seat},
+        )
+    if seat is not None and meta.seats[seat]["kind"] != seating.HUMAN:
+        raise Forbidden("seat_left", f"seat {seat} was left and a bot plays it now", {"seat": seat})
+    if meta.to_move == seat or (allow_over and meta.to_move is None):
+        return
+    if meta.to_move is None:
+        raise Forbidden("not_your_decision", "the match is over; no decision is pending")
+    raise Forbidden(
+        "not_your_decision",
+        f"seat {meta.to_move} is to decide, not seat {seat}",
+        {"to_move": meta.to_move},
+    )
+
+
+def check_started(meta: MatchMeta) -> None:
+    """409 unless the match is under way or finished: nobody decides in a waiting or aborted match."""
+    if meta.status == WAITING:
+        raise Conflict(
+            "match_waiting",
+            "the match has not started: it waits for its open seats to be taken",
+            {"status": meta.status, "open_seats": seating.open_seats(meta.seats)},
+        )
+    if meta.status == ABORTED:
+        raise Conflict("match_aborted", "the match was aborted", {"status": meta.status})
+
+
+def request_fingerprint(action: Any, expected: int) -> str:
+    """What makes two requests under one Idempotency-Key the same request: the action and the version."""
+    return hashlib.sha256(
+        json.dumps([action, expected], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+def replay(record: str, fingerprint: str) -> dict[str, Any]:
+    """The stored response of an earlier request with the same Idempotency-Key (same body only)."""
+    stored = json.loads(record)
+    if stored["fingerprint"] != fingerprint:
+        raise invalid("Idempotency-Key", "this key was used with a different request body")
+    body: dict[str, Any] = stored["body"]
+    return body

@@ -1,0 +1,131 @@
+"""Who holds a match's seats, and what happens when one is left: pure bookkeeping over the meta's
+``seats``, ``token_hashes`` and ``life`` (see :class:`service.store.MatchMeta`).
+
+A seat is ``human`` (held by a bearer token), ``bot`` (played by a worker) or ``open`` (waiting for a
+player to join).  A human seat out of time too often (see :mod:`service.matches.clocks`) is *away*: a ``bot``
+seat marked ``"away": true`` that keeps its name and token hash, so the bot plays it only until its
+player acts again (:func:`come_back`); a resigned seat is a plain ``bot`` seat for good.  ``life``
+holds what the creator chose and what happened since:
+
+- ``visibility``: ``public`` (listed; any open seat may be joined) or ``private`` (not listed; each open
+  seat is joined with its own invite code, returned to the creator only);
+- ``creator``: the hash of the creator's token (it cancels a waiting match);
+- ``invites``: seat -> hash of its invite code, which joins the seat whenever it is open: a seat left
+  before the start can be joined again with the code it was joined with (nobody else holds the code);
+- ``reserved``: seat -> hash of the token of the player it is kept for (a rematch's seats: only that
+  player's rematch call takes it);
+- ``on_leave``: ``{"then": "bot" | "abort", "level": ...}``: a bot takes a resigned seat; with ``abort``
+  the match ends ``aborted`` instead once no human is left;
+- ``resigned``: the seats that resigned, in order; ``rematch``: the id of the match that follows;
+  ``rematch_of``: a rematch's finished match.
+
+Hashes only: tokens and codes are shown once, to the one entitled to them (see :mod:`service.auth`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hmac
+from typing import Any
+
+from service import auth
+from service.matches.bots import think_budget
+
+HUMAN, BOT, OPEN = "human", "bot", "open"
+PUBLIC, PRIVATE = "public", "private"
+#: What happens to a resigned seat unless the creator says otherwise.
+DEFAULT_ON_LEAVE = {"then": "bot", "level": "easy"}
+
+
+def new_life(visibility: str, creator_token: str, on_leave: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "visibility": visibility,
+        "creator": auth.hash_token(creator_token),
+        "invites": {},
+        "reserved": {},
+        "on_leave": {**DEFAULT_ON_LEAVE, **(on_leave or {})},
+        "resigned": [],
+        "rematch": None,
+    }
+
+
+def open_seats(seats: list[dict[str, Any]]) -> list[int]:
+    return [i for i, s in enumerate(seats) if s["kind"] == OPEN]
+
+
+def joinable(life: dict[str, Any], seats: list[dict[str, Any]]) -> list[int]:
+    """The open seats a join may take (a rematch's reserved seats are kept for their players)."""
+    return [i for i in open_seats(seats) if str(i) not in life.get("reserved", {})]
+
+
+def held_by_player(seat: dict[str, Any]) -> bool:
+    """Whether a player's token holds ``seat``: a human seat, or one a bot plays while its player is
+    away (not a resigned seat, nor a bot's from the start)."""
+    return seat["kind"] == HUMAN or is_away(seat)
+
+
+def is_away(seat: dict[str, Any]) -> bool:
+    return bool(seat.get("away"))
+
+
+def humans_left(seats: list[dict[str, Any]]) -> int:
+    """Seats still held by players (an away player may come back, so the match is not abandoned)."""
+    return sum(1 for s in seats if held_by_player(s))
+
+
+def bot_seat(name: str, level: str) -> dict[str, Any]:
+    return {"name": name, "kind": BOT, "level": level, "think_ms": think_budget(level)[1]}
+
+
+def away_seat(name: str, level: str) -> dict[str, Any]:
+    """A human seat whose player is away: a bot of ``level`` plays it until the player acts again."""
+    return {**bot_seat(name, level), "away": True}
+
+
+def come_back(seats: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    """New seats after the away player of ``seat`` acts again: the seat is theirs, as human."""
+    seats = copy.deepcopy(seats)
+    seats[seat] = {"name": seats[seat]["name"], "kind": HUMAN}
+    return seats
+
+
+def reopens(life: dict[str, Any], seat: int) -> bool:
+    """Whether a seat left before the start can be taken again: by anyone in a public match, by its
+    invite code in a private one (a seat the creator named has none)."""
+    return life.get("visibility") != PRIVATE or str(seat) in life.get("invites", {})
+
+
+def seat_of_invite(life: dict[str, Any], code: str) -> int | None:
+    """The seat a private match's invite code is for, or ``None`` (a wrong code); the caller checks
+    that the seat is open (a code joins its seat while nobody holds it)."""
+    digest, found = auth.hash_token(code), None
+    for seat, stored in life.get("invites", {}).items():  # every one compared, as for seat tokens
+        if hmac.compare_digest(digest, stored) and found is None:
+            found = int(seat)
+    return found
+
+
+def take(
+    seats: list[dict[str, Any]], hashes: list[str], life: dict[str, Any], seat: int, name: str, token: str
+) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
+    """New seats, token hashes and life after ``seat`` is taken by a player ``name`` holding ``token``."""
+    seats, hashes, life = copy.deepcopy(seats), list(hashes), copy.deepcopy(life)
+    seats[seat] = {"name": name, "kind": HUMAN}
+    hashes[seat] = auth.hash_token(token)
+    life["reserved"].pop(str(seat), None)
+    return seats, hashes, life
+
+
+def leave(
+    seats: list[dict[str, Any]], life: dict[str, Any], seat: int, *, started: bool
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """New seats and life after ``seat`` resigns.  Before the match started the seat opens again (its
+    token no longer holds it: the caller clears the hash); after, a bot of ``on_leave``'s level takes
+    it for good (an away seat too), and the seat is recorded as resigned."""
+    seats, life = copy.deepcopy(seats), copy.deepcopy(life)
+    if not started:
+        seats[seat] = {"name": "", "kind": OPEN}
+        return seats, life
+    seats[seat] = bot_seat(seats[seat]["name"], life["on_leave"]["level"])
+    life["resigned"].append(seat)
+    return seats, life
