@@ -39,3 +39,18 @@ def confine(page: Page, base_url: str, outside: list[str]) -> None:
             r.abort()
 
     page.route("**/*", route)
+
+
+def confined_page(browser: Browser, base_url: str) -> Iterator[Page]:
+    """A desktop-sized page in a browser context of its own, confined to ``base_url``, for a fixture:
+    the test fails afterwards if the page reached anywhere else or raised a script error."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    outside: list[str] = []
+    errors: list[str] = []
+    confine(pg, base_url, outside)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not outside, f"the client reached outside the server: {outside}"
+    assert not errors, f"script errors: {errors}"

@@ -26,7 +26,7 @@ from bench.api import free_port, start_server
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from tabletop_client import Client
-from tests.e2e.browser import SCREENSHOT_DIR, confine, launch
+from tests.e2e.browser import SCREENSHOT_DIR, confined_page, launch
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Each game with the fewest players it allows: the shortest matches.
@@ -69,17 +69,7 @@ def base_url() -> Iterator[str]:
 @pytest.fixture
 def page(browser: Browser, base_url: str) -> Iterator[Page]:
     """A page that may reach only the server, failing the test on a script error or any other request."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    outside: list[str] = []
-    errors: list[str] = []
-
-    confine(pg, base_url, outside)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert not outside, f"the client reached outside the server: {outside}"
-    assert not errors, f"script errors: {errors}"
+    yield from confined_page(browser, base_url)
 
 
 def start_from_the_start_page(

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, Route
 
 from tabletop_client import Client
 from tests.e2e import test_web_client as web
-from tests.e2e.browser import confine
+from tests.e2e.browser import confined_page
 from tests.e2e.test_lifecycle_e2e import play_out
 from tests.e2e.test_web_client import wait_for_my_choices, wait_until
 
@@ -140,16 +140,7 @@ def wait_for_event(page: Page, api: Client, match_id: str, kind: str) -> dict[st
 @pytest.fixture
 def other(browser: Browser, base_url: str) -> Iterator[Page]:
     """A second person's page, in a browser context of its own, confined like the first."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    outside: list[str] = []
-    errors: list[str] = []
-    confine(pg, base_url, outside)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert not outside, f"the client reached outside the server: {outside}"
-    assert not errors, f"script errors: {errors}"
+    yield from confined_page(browser, base_url)
 
 
 @pytest.mark.parametrize("reason", ["declined", "withdrawn"])
