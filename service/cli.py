@@ -118,6 +118,40 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_apps(args: argparse.Namespace) -> int:
+    """Register, list, rotate and revoke apps on the Redis in TABLETOP_REDIS_URL: the operator's
+    side of the admin API, for a shell on the cluster.  A key is printed once, never stored plain."""
+    from service.accounts_store import AccountStore
+    from service.config import Config
+    from service.matches.accounts import Accounts
+    from service.matches.errors import MatchError
+    from service.store import connect
+
+    config = Config.from_env()
+    if not config.redis_url:
+        print(
+            "tabletop apps: TABLETOP_REDIS_URL is not set (against a development server, use the admin "
+            "API with TABLETOP_ADMIN_TOKEN: see the README)",
+            file=sys.stderr,
+        )
+        return 2
+    accounts = Accounts(AccountStore(connect(config.redis_url, cluster=config.redis_cluster)), config)
+    try:
+        if args.action == "create":
+            out: Any = accounts.create_app(args.name)
+        elif args.action == "list":
+            out = accounts.apps()
+        elif args.action == "rotate":
+            out = accounts.rotate_key(args.name)
+        else:
+            out = accounts.revoke_app(args.name)
+    except MatchError as exc:
+        print(f"tabletop apps {args.action}: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(out, indent=2))
+    return 0
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     """Play all-bot matches through the HTTP API and print the results table."""
     from tabletop_client import Client, botmatch
@@ -185,10 +219,18 @@ def main(argv: list[str] | None = None) -> int:
     match.add_argument("--think-ms", type=int, help="think budget of every seat (default: each level's)")
     match.add_argument("--url", default="http://127.0.0.1:8000", help="the API (default %(default)s)")
     match.set_defaults(func=cmd_match)
+    apps = sub.add_parser(
+        "apps", help="register, list, rotate or revoke apps (integrations); needs TABLETOP_REDIS_URL"
+    )
+    apps.add_argument("action", choices=["create", "list", "rotate", "revoke"])
+    apps.add_argument("name", nargs="?", help="create: the app's name; rotate, revoke: its id")
+    apps.set_defaults(func=cmd_apps)
     spec = sub.add_parser("spec", help="write the OpenAPI document")
     spec.add_argument("--output", "-o", default=str(DEFAULT_SPEC), help="file to write, or - for stdout")
     spec.set_defaults(func=cmd_spec)
     args = parser.parse_args(argv)
+    if args.command == "apps" and args.action != "list" and not args.name:
+        parser.error(f"tabletop apps {args.action} needs a {'name' if args.action == 'create' else 'app id'}")
     status: int = args.func(args)
     return status
 

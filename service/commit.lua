@@ -1,17 +1,18 @@
 -- One move of one match, all or nothing (see service/store.py, Store.commit).
--- KEYS: meta, state, events, log [, idempotency record]   (one hash tag: same cluster slot)
+-- KEYS: meta, state, events, log, outbox [, idempotency record]   (one hash tag: same cluster slot)
 -- ARGV: expected version, encoded state ("" = unchanged), log entry ("" = none),
 --       expire seconds (0 = keep the keys' time to live, -1 = drop it: a waiting match started),
---       idempotency record,
---       idempotency seconds, number of meta field/value items, meta items..., events...
+--       idempotency record, idempotency seconds,
+--       outbox entry ("" = none: the notes for the match's players, see service/matches/feed.py),
+--       number of meta field/value items, meta items..., events...
 -- Publishes the new version on the channel named like the events stream (KEYS[3]): live readers wake.
 -- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
   return {-1}
 end
-if KEYS[5] then
-  local stored = redis.call('GET', KEYS[5])
+if KEYS[6] then
+  local stored = redis.call('GET', KEYS[6])
   if stored then
     return {2, stored}
   end
@@ -20,32 +21,35 @@ if current ~= ARGV[1] then
   return {0, tonumber(current)}
 end
 local version = tonumber(current) + 1
-local nmeta = tonumber(ARGV[7])
+local nmeta = tonumber(ARGV[8])
 local meta = {'version', version}
-for i = 8, 7 + nmeta do
+for i = 9, 8 + nmeta do
   meta[#meta + 1] = ARGV[i]
 end
 if ARGV[2] ~= '' then  -- a move; a change of who holds the seats leaves the state as it is
   redis.call('SET', KEYS[2], ARGV[2])
 end
 redis.call('HSET', KEYS[1], unpack(meta))
-for i = 8 + nmeta, #ARGV do
-  redis.call('XADD', KEYS[3], version .. '-' .. (i - 7 - nmeta), 'e', ARGV[i])
+for i = 9 + nmeta, #ARGV do
+  redis.call('XADD', KEYS[3], version .. '-' .. (i - 8 - nmeta), 'e', ARGV[i])
 end
 if ARGV[3] ~= '' then  -- the action log holds moves only
   redis.call('RPUSH', KEYS[4], ARGV[3])
 end
-if KEYS[5] then
-  redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
+if KEYS[6] then
+  redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[6])
+end
+if ARGV[7] ~= '' then  -- drained into the players' feeds after the commit (or by the workers' sweep)
+  redis.call('RPUSH', KEYS[5], ARGV[7])
 end
 redis.call('PUBLISH', KEYS[3], version)
 local expire = tonumber(ARGV[4])
 if expire > 0 then
-  for i = 1, 4 do
+  for i = 1, 5 do
     redis.call('EXPIRE', KEYS[i], expire)
   end
 elseif expire < 0 then
-  for i = 1, 4 do
+  for i = 1, 5 do
     redis.call('PERSIST', KEYS[i])
   end
 end

@@ -39,6 +39,15 @@ class Config:
     waiting_seconds: int = 24 * 3600
     #: Seconds an Idempotency-Key record is kept (Stripe keeps them at least a day).
     idempotency_seconds: int = 24 * 3600
+    #: The operator's token for the apps' admin API (``/v1/admin/apps``); empty turns that API off
+    #: (``tabletop apps`` works on the Redis directly either way).
+    admin_token: str = ""
+    #: Whether a caller without an app key or a player token may create matches (anonymous play); the
+    #: Helm chart turns it off.  Joining, seat tokens and spectating work either way.
+    anonymous: bool = True
+    #: Seconds before a human decision's deadline when its player's feed gets ``clock_warning``
+    #: (0: none).
+    clock_warning_seconds: float = 30.0
     #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
     allow_seed: bool = False
     #: Upper bound for the events long-poll ``wait`` parameter, in seconds.
@@ -56,6 +65,10 @@ class Config:
     #: "1200/minute;50/second"); empty turns a limit off (see service/http/limits.py).
     rate_limit_address: str = ""
     rate_limit_token: str = ""
+    #: With an app key or a player token the limits are keyed by app and by player instead of by address
+    #: (an app's own ``limits`` override ``rate_limit_app``), see service/http/limits.py.
+    rate_limit_app: str = ""
+    rate_limit_player: str = ""
     #: Match creations per client address (flask-limiter syntax, e.g. "30/minute"), on top of the above.
     rate_limit_create: str = ""
     #: Reverse proxies in front of the API whose X-Forwarded-For/-Proto to believe (behind an ingress: 1).
@@ -76,6 +89,10 @@ class Config:
     #: most per client address; beyond that a new one gets 429 with Retry-After.
     max_waiters: int = 10_000
     max_waiters_per_address: int = 500
+    #: The same caps for callers with credentials: per app (its key and its players' tokens together)
+    #: and per player, in place of the address cap.
+    max_waiters_per_app: int = 5_000
+    max_waiters_per_player: int = 20
     #: Open connections one API process accepts (waiting clients, keep-alive and requests in flight);
     #: beyond that it accepts no more until one closes.
     max_connections: int = 12_000

@@ -1,28 +1,35 @@
 """Live events for waiting clients: one reader per API process, fanning each new event out to every
-client of that process that waits on its match.
+client of that process that waits on its *topic*: a match's events, or a player's feed.
 
 A waiting client (an open NDJSON or SSE stream, or an events long-poll) must cost memory, not a thread
 and not a Redis connection: under the gevent serving model (:mod:`service.serving`) it is a greenlet
 blocked on its :class:`Subscription`, a few kilobytes.  The process's reader holds one pub/sub
-connection, subscribed to the notification channel of every match that has waiters here; every commit
-publishes on that channel (``commit.lua``).  On a notification the reader reads the match's new events
-once (one ``XRANGE`` from the feed's *tip*, pipelined over every match notified at once) and hands the
-same event objects to each subscription, which filters them for its own seat exactly as every other read
-does (:func:`engine.core.event_visible`).  10 000 waiters on a process cost it one pub/sub connection
-and one read per commit, whatever their number.
+connection, subscribed to the notification channel of every topic that has waiters here: every match
+commit publishes on its match's channel (``commit.lua``), every feed write on its player's
+(:func:`service.accounts_store.feed_channel`).  On a notification the reader reads the topic's new
+entries once (one ``XRANGE`` from the topic's *tip*, pipelined over every match notified at once) and
+hands the same objects to each subscription; a match's subscription filters them for its own seat
+exactly as every other read does (:func:`engine.core.event_visible`), a player's feed holds only that
+player's entries.  10 000 waiters on a process cost it one pub/sub connection and one read per commit,
+whatever their number.
 
 The stream stays the record; a notification only says "read again".  A subscription catches up from the
-stream itself after its channel is confirmed, and the feed's tip is armed only then, so nothing committed
+stream itself after its channel is confirmed, and the topic's tip is armed only then, so nothing written
 in between is missed; every later (re)confirmation of the channel (the reader reconnected after a Redis
 restart, say) makes the reader read from the tip again, so a lost message costs latency, never an
 event.  Subscriptions drop what they have seen already (cursors), so reading twice is harmless.
+
+Waiter caps: the process's (``max_waiters``), and the caller's *quotas*, each a (key, cap) pair the
+HTTP layer builds from the credential (:func:`service.http.waiters.waiter_quotas`): by address for
+anonymous callers, by app and by player with an app key or a player token, so a backend proxying its
+users meets its app's cap, not the one meant for a single address.
 
 The primitives are :mod:`threading`'s: under gevent's monkey-patching they are cooperative, and the
 in-process test client (plain threads) works the same.
 
 When a waiting client is answered is decided here too: a long-poll's wait and a stream's batches and
-heartbeats (:func:`poll_events`, :func:`stream_events`), over what the client's seat may see
-(:func:`visible_events`).
+heartbeats (:func:`poll_events`, :func:`stream_events`, :func:`poll_feed`, :func:`stream_feed`), over
+what the client's seat may see (:func:`visible_events`).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import threading
 import time
 import weakref
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +49,7 @@ from typing import Any
 import redis
 
 from engine.core import event_visible
+from service.accounts_store import AccountStore, FeedEntry, feed_channel
 from service.config import Config
 from service.encoding import dumps_bytes
 from service.events import OVER
@@ -50,7 +58,6 @@ from service.store import (
     MatchMeta,
     Store,
     StoredEvent,
-    match_of_channel,
     notify_channel,
     now,
 )
@@ -69,32 +76,69 @@ BACKOFF = (0.1, 2.0)
 #: What a client is told to wait after 429 (too many waiters).
 RETRY_AFTER_SECONDS = 5
 
+#: The kinds of :class:`Topic`.
+MATCH, PLAYER = "match", "player"
+#: The quota key prefixes (:func:`service.http.waiters.waiter_quotas`), and the cap each one is, as a
+#: 429 names it.
+QUOTA_NAMES = {
+    "addr": "max_waiters_per_address",
+    "app": "max_waiters_per_app",
+    "player": "max_waiters_per_player",
+}
+_QUOTA_WHAT = {"addr": "your address", "app": "your app", "player": "this player"}
+
+#: A waiter's quotas: (key, cap) pairs, e.g. ``[("app:a1", 5000), ("player:a1:ann", 20)]``.
+Quotas = Sequence[tuple[str, int]]
+
 
 def event_key(event_id: str) -> tuple[int, int]:
-    """Stream ids ``<version>-<n>`` in their order."""
+    """Stream ids ``<version>-<n>`` (or a feed's ``<ms>-<n>``) in their order."""
     version, n = event_id.split("-")
     return int(version), int(n)
 
 
-def client_event(stored: StoredEvent) -> dict[str, Any]:
-    """An event as clients get it: its stream id, without the audience list."""
-    return {"id": stored.id, **{k: v for k, v in stored.event.items() if k != "visible_to"}}
+def client_event(stored: StoredEvent | FeedEntry) -> dict[str, Any]:
+    """An event (or a feed entry) as clients get it: its stream id, without the audience list."""
+    data = stored.event if isinstance(stored, StoredEvent) else stored.entry
+    return {"id": stored.id, **{k: v for k, v in data.items() if k != "visible_to"}}
+
+
+@dataclass(frozen=True)
+class Topic:
+    """What a subscription follows: a match's events (``key`` the match id) or a player's feed (``key``
+    the player key ``<app>:<player>``).  Its :attr:`channel` is the name its writes publish on."""
+
+    kind: str
+    key: str
+
+    @classmethod
+    def match(cls, match_id: str) -> Topic:
+        return cls(MATCH, match_id)
+
+    @classmethod
+    def player(cls, key: str) -> Topic:
+        return cls(PLAYER, key)
+
+    @property
+    def channel(self) -> str:
+        return notify_channel(self.key) if self.kind == MATCH else feed_channel(self.key)
 
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """A stored event with its client form built and encoded once per process: every waiter of the
-    match shares the object."""
+    """A stored event (or feed entry) with its client form built and encoded once per process: every
+    waiter of the topic shares the object."""
 
     id: str
-    event: dict[str, Any]  #: as stored, with ``visible_to``
+    event: dict[str, Any]  #: as stored, with ``visible_to`` (a match's; a feed entry has none)
     client: dict[str, Any]  #: :func:`client_event`
     json: bytes  #: ``client``, encoded
 
     @classmethod
-    def of(cls, stored: StoredEvent) -> LiveEvent:
+    def of(cls, stored: StoredEvent | FeedEntry) -> LiveEvent:
         client = client_event(stored)
-        return cls(stored.id, stored.event, client, dumps_bytes(client))
+        data = stored.event if isinstance(stored, StoredEvent) else stored.entry
+        return cls(stored.id, data, client, dumps_bytes(client))
 
     @property
     def type(self) -> str:
@@ -102,12 +146,12 @@ class LiveEvent:
 
 
 class Subscription:
-    """One waiting client's place in a feed: the events pushed to it, and a signal to wake it."""
+    """One waiting client's place in a topic: the events pushed to it, and a signal to wake it."""
 
-    def __init__(self, hub: LiveEvents, match_id: str, address: str) -> None:
+    def __init__(self, hub: LiveEvents, topic: Topic, quotas: Quotas) -> None:
         self.hub = hub
-        self.match_id = match_id
-        self.address = address
+        self.topic = topic
+        self.quotas = tuple(quotas)
         self._rows: deque[LiveEvent] = deque()
         self._signal = threading.Event()
         #: Set (from the event loop) when the client's socket became readable: it may have gone.
@@ -154,18 +198,18 @@ class Subscription:
             time.sleep(seconds)
 
     def backlog(self, after: str) -> list[LiveEvent]:
-        """Every event after ``after`` in the stream now; then the reader keeps this feed current, and
-        :meth:`take` goes on from the last of them."""
-        rows: list[StoredEvent] = []
+        """Every event after ``after`` in the topic's stream now; then the reader keeps this topic
+        current, and :meth:`take` goes on from the last of them."""
+        rows: list[StoredEvent | FeedEntry] = []
         cursor = after
         while True:
-            page = self.hub.store.events_after(self.match_id, cursor, PAGE)
+            page = self.hub._read_after(self.topic, cursor, PAGE)
             rows += page
             cursor = page[-1].id if page else cursor
             if len(page) < PAGE:
                 break
         self.cursor = event_key(cursor)
-        self.hub._arm(self.match_id, cursor)
+        self.hub._arm(self.topic, cursor)
         return [LiveEvent.of(r) for r in rows]
 
     def take(self, timeout: float) -> list[LiveEvent]:
@@ -200,8 +244,9 @@ class Subscription:
 
 @dataclass
 class _Feed:
-    """A match with waiters in this process."""
+    """A topic with waiters in this process."""
 
+    topic: Topic
     subscribers: set[Subscription] = field(default_factory=set)
     #: The id of the last event the reader handed out (None until the first subscriber caught up).
     tip: str | None = None
@@ -219,27 +264,40 @@ def end_all_waiters() -> None:
 
 
 class LiveEvents:
-    """The per-process hub: feeds by match, the reader thread (a greenlet under gevent), the caps."""
+    """The per-process hub: topics by channel, the reader thread (a greenlet under gevent), the caps.
+
+    ``accounts`` reads the players' feeds (by default over the match store's own Redis client, where
+    they live)."""
 
     def __init__(
-        self, store: Store, *, max_waiters: int, max_per_address: int, confirm_timeout: float
+        self,
+        store: Store,
+        *,
+        max_waiters: int,
+        max_per_address: int,
+        confirm_timeout: float,
+        accounts: AccountStore | None = None,
     ) -> None:
         self.store = store
+        self.accounts = accounts if accounts is not None else AccountStore(store.redis)
         self.max_waiters = max_waiters
+        #: The cap of :meth:`subscribe`'s plain-address form.
         self.max_per_address = max_per_address
         #: How long a new subscription waits for its channel to be confirmed before the request fails.
         self.confirm_timeout = confirm_timeout
+        #: Topics with waiters, by channel name.
         self._feeds: dict[str, _Feed] = {}
-        self._by_address: Counter[str] = Counter()
+        self._by_quota: Counter[str] = Counter()
         self._waiters = 0
         self._lock = threading.Lock()
-        #: Feeds to read now (armed, or re-confirmed after a reconnect), and channel changes to make.
+        #: Topics (channels) to read now (armed, or re-confirmed after a reconnect), and channel changes
+        #: to make.
         self._to_read: set[str] = set()
         self._to_sync = False
         self._reader: threading.Thread | None = None
         self._work = threading.Event()
         self._reader_pid = 0
-        #: Told the number of waiters and of feeds after every change (the metrics' gauges).
+        #: Told the number of waiters and of topics after every change (the metrics' gauges).
         self.report: Callable[[int, int], None] = lambda waiters, feeds: None
         _HUBS.add(self)
 
@@ -251,23 +309,46 @@ class LiveEvents:
 
     @property
     def feeds(self) -> int:
+        """Topics (matches and players' feeds) with waiters in this process."""
         return len(self._feeds)
 
-    def subscribe(self, match_id: str, address: str) -> Subscription:
-        """A subscription to ``match_id``'s new events, once its channel is confirmed; the caller then
-        catches up from the stream and calls :meth:`Subscription.arm`.  429 past the caps; a Redis that
-        does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
+    def waiting(self, quota_key: str) -> int:
+        """Waiters here counted against ``quota_key`` (e.g. ``"app:<app>"``)."""
+        with self._lock:
+            return self._by_quota[quota_key]
+
+    def subscribe(self, topic: Topic | str, quotas: Quotas | str) -> Subscription:
+        """A subscription to ``topic``'s new events (a bare string: that match's), once its channel is
+        confirmed; the caller then catches up from the stream (:meth:`Subscription.backlog`).
+        ``quotas`` are the (key, cap) pairs the waiter counts against (a bare string: a client
+        address, capped at ``max_per_address``).  429 past the process's cap or any of the quotas,
+        naming it; a Redis that does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
+        if isinstance(topic, str):
+            topic = Topic.match(topic)
+        if isinstance(quotas, str):
+            quotas = [(f"addr:{quotas}", self.max_per_address)]
+        channel = topic.channel
         with self._lock:
             if self._waiters >= self.max_waiters:
-                raise TooManyWaiters(f"this server holds {self.max_waiters} waiting clients already")
-            if self._by_address[address] >= self.max_per_address:
-                raise TooManyWaiters(f"{self.max_per_address} waiting clients from your address already")
-            sub = Subscription(self, match_id, address)
+                raise TooManyWaiters(
+                    f"this server holds {self.max_waiters} waiting clients already",
+                    "max_waiters",
+                    self.max_waiters,
+                )
+            for key, cap in quotas:
+                if self._by_quota[key] >= cap:
+                    kind = key.partition(":")[0]
+                    what = _QUOTA_WHAT.get(kind, key)
+                    raise TooManyWaiters(
+                        f"{cap} waiting clients of {what} already", QUOTA_NAMES.get(kind, kind), cap
+                    )
+            sub = Subscription(self, topic, quotas)
             self._waiters += 1
-            self._by_address[address] += 1
-            feed = self._feeds.get(match_id)
+            for key, _cap in sub.quotas:
+                self._by_quota[key] += 1
+            feed = self._feeds.get(channel)
             if feed is None:
-                feed = self._feeds[match_id] = _Feed()
+                feed = self._feeds[channel] = _Feed(topic)
                 self._to_sync = True
                 self._work.set()
             feed.subscribers.add(sub)
@@ -288,28 +369,35 @@ class LiveEvents:
 
     # -- subscription bookkeeping -------------------------------------------------------------------
 
-    def _arm(self, match_id: str, last_id: str) -> None:
+    def _read_after(self, topic: Topic, after: str, count: int) -> list[StoredEvent] | list[FeedEntry]:
+        if topic.kind == MATCH:
+            return self.store.events_after(topic.key, after, count)
+        return self.accounts.feed_after(topic.key, after, count)
+
+    def _arm(self, topic: Topic, last_id: str) -> None:
         with self._lock:
-            feed = self._feeds.get(match_id)
+            feed = self._feeds.get(topic.channel)
             if feed is None:
                 return
             if feed.tip is None:
                 feed.tip = last_id
-            # Read once from the tip: a commit between the catch-up and now was notified while the
-            # feed was unarmed, and must not wait for the next commit to be seen.
-            self._to_read.add(match_id)
+            # Read once from the tip: a write between the catch-up and now was notified while the
+            # topic was unarmed, and must not wait for the next write to be seen.
+            self._to_read.add(topic.channel)
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
             self._waiters -= 1
-            self._by_address[sub.address] -= 1
-            if not self._by_address[sub.address]:
-                del self._by_address[sub.address]
-            feed = self._feeds.get(sub.match_id)
+            for key, _cap in sub.quotas:
+                self._by_quota[key] -= 1
+                if not self._by_quota[key]:
+                    del self._by_quota[key]
+            channel = sub.topic.channel
+            feed = self._feeds.get(channel)
             if feed is not None:
                 feed.subscribers.discard(sub)
                 if not feed.subscribers:
-                    del self._feeds[sub.match_id]
+                    del self._feeds[channel]
                     self._to_sync = True
             self.report(self._waiters, len(self._feeds))
 
@@ -349,7 +437,7 @@ class LiveEvents:
 
     def _serve(self, pubsub: Any) -> None:
         """Subscribe to what has waiters, read what is notified, until the connection fails."""
-        subscribed: set[str] = set()  # asked for on this connection
+        subscribed: set[str] = set()  # channels asked for on this connection
         confirmed: set[str] = set()  # and confirmed by Redis
         while True:
             if not self._feeds and not subscribed:
@@ -374,40 +462,52 @@ class LiveEvents:
             wanted = set(self._feeds)
             new, gone = wanted - subscribed, subscribed - wanted
             confirmed -= gone
-            for match_id in wanted & confirmed:  # a feed dropped and made again between two syncs
-                self._feeds[match_id].confirmed.set()
+            for channel in wanted & confirmed:  # a topic dropped and made again between two syncs
+                self._feeds[channel].confirmed.set()
         if new:
-            pubsub.subscribe(*(notify_channel(m) for m in new))
+            pubsub.subscribe(*new)
         if gone:
-            pubsub.unsubscribe(*(notify_channel(m) for m in gone))
+            pubsub.unsubscribe(*gone)
         return wanted
 
     def _note(self, message: dict[str, Any], notified: set[str], confirmed: set[str]) -> None:
         kind = message["type"]
         if kind not in ("message", "subscribe", "unsubscribe"):
             return
-        match_id = match_of_channel(message["channel"])
+        channel = message["channel"].decode()
         if kind == "unsubscribe":
-            confirmed.discard(match_id)
+            confirmed.discard(channel)
             return
         if kind == "subscribe":
-            confirmed.add(match_id)
-        feed = self._feeds.get(match_id)
+            confirmed.add(channel)
+        feed = self._feeds.get(channel)
         if feed is None:
             return
         if kind == "subscribe":
             feed.confirmed.set()
         if feed.tip is not None:  # also a confirmation after a reconnect: read what may have been missed
-            notified.add(match_id)
+            notified.add(channel)
 
-    def _read(self, match_ids: set[str]) -> None:
-        cursors = {m: f.tip for m in match_ids if (f := self._feeds.get(m)) is not None and f.tip is not None}
-        if not cursors:
-            return
-        fresh = self.store.events_after_many(cursors, PAGE)
+    def _read(self, channels: set[str]) -> None:
+        """Read every notified topic from its tip (the matches in one round trip) and hand the new
+        events to its subscribers."""
+        matches: dict[str, str] = {}  # match id -> tip
+        players: dict[str, str] = {}  # player key -> tip
+        for channel in channels:
+            feed = self._feeds.get(channel)
+            if feed is None or feed.tip is None:
+                continue
+            (matches if feed.topic.kind == MATCH else players)[feed.topic.key] = feed.tip
+        fresh: dict[str, list[StoredEvent] | list[FeedEntry]] = {}
+        if matches:
+            read = self.store.events_after_many(matches, PAGE)
+            fresh.update((Topic.match(m).channel, rows) for m, rows in read.items())
+        if players:
+            feeds = self.accounts.feed_after_many(players, PAGE)
+            fresh.update((Topic.player(key).channel, rows) for key, rows in feeds.items())
         with self._lock:
-            for match_id, stored in fresh.items():
-                feed = self._feeds.get(match_id)
+            for channel, stored in fresh.items():
+                feed = self._feeds.get(channel)
                 if feed is None or not stored:
                     continue
                 rows = [LiveEvent.of(s) for s in stored]
@@ -415,21 +515,23 @@ class LiveEvents:
                 for sub in feed.subscribers:
                     sub.push(rows)
                 if len(stored) == PAGE:
-                    self._to_read.add(match_id)
+                    self._to_read.add(channel)
 
 
 class TooManyWaiters(Exception):
-    """A waiter refused at a cap (the process's, or one address's); the HTTP layer answers 429 with
-    ``Retry-After``: :data:`RETRY_AFTER_SECONDS`."""
+    """A waiter refused at a cap (the process's, or one of the caller's quotas: its address, app or
+    player); the HTTP layer answers 429 with ``Retry-After``: :data:`RETRY_AFTER_SECONDS`, and the
+    details name the cap (``limit``, e.g. ``max_waiters_per_player``) and its value."""
 
     code = "too_many_waiters"
     retry_after = RETRY_AFTER_SECONDS
 
-    def __init__(self, message: str) -> None:
-        self.message = f"{message}; retry after {RETRY_AFTER_SECONDS} s"
-        self.details = {"retry_after": RETRY_AFTER_SECONDS}
+    def __init__(self, message: str, limit: str = "max_waiters", cap: int | None = None) -> None:
+        self.message = f"{message} ({limit}); retry after {RETRY_AFTER_SECONDS} s"
+        self.details: dict[str, Any] = {"retry_after": RETRY_AFTER_SECONDS, "limit": limit}
+        if cap is not None:
+            self.details["cap"] = cap
         super().__init__(self.message)
-
 
 
 # -- delivery: what a long-poll answers and a stream writes, and when ---------------------------------
@@ -443,6 +545,15 @@ def visible_events(
     rows = store.events_after(match_id, after, count)
     last = rows[-1].id if rows else after
     return [client_event(r) for r in rows if event_visible(r.event, seat)], last
+
+
+def _everyone(row: LiveEvent) -> bool:
+    """A player's feed holds only that player's entries: every one is visible to its waiters."""
+    return True
+
+
+def _never(row: LiveEvent) -> bool:
+    return False
 
 
 def poll_events(
@@ -462,8 +573,36 @@ def poll_events(
     join the first, as a stream does: a client following a match played at machine speed polls a
     few times a second, not once per move.  A client behind the match gets its page at once."""
     events, after = visible_events(store, meta.id, seat, after, EVENTS_PER_PAGE)
-    wait = min(wait, config.max_wait_seconds)
     live = now() - meta.updated_at < config.stream_batch_seconds
+    return _poll(config, events, after, wait, live, subscribe, lambda row: event_visible(row.event, seat))
+
+
+def poll_feed(
+    accounts: AccountStore,
+    config: Config,
+    key: str,
+    after: str,
+    wait: float,
+    subscribe: Callable[[], Subscription],
+) -> tuple[list[dict[str, Any]], str]:
+    """:func:`poll_events` for the feed of the player ``key``: its entries after ``after`` at once, or
+    the first that comes within ``wait`` seconds (with what joins it within ``stream_batch_seconds``)."""
+    rows = accounts.feed_after(key, after, EVENTS_PER_PAGE)
+    after = rows[-1].id if rows else after
+    return _poll(config, [client_event(r) for r in rows], after, wait, False, subscribe, _everyone)
+
+
+def _poll(
+    config: Config,
+    events: list[dict[str, Any]],
+    after: str,
+    wait: float,
+    live: bool,
+    subscribe: Callable[[], Subscription],
+    visible: Callable[[LiveEvent], bool],
+) -> tuple[list[dict[str, Any]], str]:
+    """A long-poll's wait, after its first read (``events`` up to ``after``)."""
+    wait = min(wait, config.max_wait_seconds)
     if wait <= 0 or (events and not live):
         return events, after
     deadline = time.monotonic() + wait
@@ -473,7 +612,7 @@ def poll_events(
         while True:
             for row in rows:
                 after = row.id
-                if event_visible(row.event, seat):
+                if visible(row):
                     events.append(row.client)
             remaining = deadline - time.monotonic()
             if remaining <= 0 or sub.client_gone() or (events and lingered):
@@ -497,17 +636,41 @@ def stream_events(
     After a write, events arriving within ``stream_batch_seconds`` wait and go out together: a
     match played at machine speed costs its followers a write per batch, not one per event,
     while a match played at human speed is not delayed at all."""
+
+    def ends(row: LiveEvent) -> bool:
+        return row.type == OVER  # finished or aborted
+
+    return _stream(config, sub, backlog, lambda row: event_visible(row.event, seat), ends, over=over)
+
+
+def stream_feed(
+    config: Config, sub: Subscription, backlog: list[LiveEvent]
+) -> Iterator[list[LiveEvent] | None]:
+    """:func:`stream_events` for a player's feed: every entry, heartbeats meanwhile; a feed outlives
+    every match, so it ends only after ``stream_max_seconds`` or when the client has gone."""
+    return _stream(config, sub, backlog, _everyone, _never, over=False)
+
+
+def _stream(
+    config: Config,
+    sub: Subscription,
+    backlog: list[LiveEvent],
+    visible: Callable[[LiveEvent], bool],
+    ends: Callable[[LiveEvent], bool],
+    *,
+    over: bool,
+) -> Iterator[list[LiveEvent] | None]:
     beat = config.heartbeat_seconds
     written = time.monotonic()
     deadline = written + config.stream_max_seconds
     rows = backlog
     del backlog  # events go out once: a waiting stream keeps none of them
     while True:
-        visible = [r for r in rows if event_visible(r.event, seat)]
-        ended = over or any(r.type == OVER for r in rows)  # finished or aborted
+        shown = [r for r in rows if visible(r)]
+        ended = over or any(ends(r) for r in rows)
         del rows
-        if visible:
-            yield visible
+        if shown:
+            yield shown
             written = time.monotonic()
         if ended:
             return
@@ -518,7 +681,7 @@ def stream_events(
             yield None
             written = clock
         lull = written + config.stream_batch_seconds - clock
-        if visible and lull > 0:
+        if shown and lull > 0:
             sub.rest(lull)  # events arriving meanwhile go out in one write
-        del visible
+        del shown
         rows = sub.take(min(written + beat, deadline) - time.monotonic())

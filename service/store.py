@@ -9,6 +9,8 @@ Cluster slot and the commit script may touch all of it):
                         produced that version; ``0-1`` is the creation event), so an event id says which
                         move it belongs to and ``after=<id>`` is a cursor that survives reconnects
 ``tt:{m:<id>}:log``     list of ``{"version", "seat", "action"}``: the full action log, for replays
+``tt:{m:<id>}:outbox``  list of ``{"version", "seq", "notes"}``: what commits have to tell the match's
+                        players, until it is in their feeds (:mod:`service.accounts_store`)
 ``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
 ``tt:{m:<id>}:hint:<seat>``  the id of the hint job the seat asked for last, with its own TTL
 ``tt:hints:<address>``  sorted set: the hint jobs a client address has in flight, scored by when they
@@ -68,8 +70,12 @@ return 1
 _ALL = "*"
 
 
-def _key(match_id: str, part: str) -> str:
+def match_key(match_id: str, part: str) -> str:
+    """A key of the match ``match_id`` (every one shares the hash tag ``{m:<id>}``)."""
     return f"tt:{{m:{match_id}}}:{part}"
+
+
+_key = match_key
 
 
 def _index(game: str, status: str) -> str:
@@ -89,16 +95,17 @@ def _private_index(status: str) -> str:
     return f"tt:private:{status}"
 
 
-#: Create a match's keys unless it exists. KEYS: meta, state, events; ARGV: state, created event, expire
-#: seconds (0: keep), meta field/value items.  Returns 1 if created, 0 if the id was taken (a rematch
-#: created meanwhile).
+#: Create a match's keys unless it exists. KEYS: meta, state, events, outbox; ARGV: state, created
+#: event, expire seconds (0: keep), outbox entry ("": none), meta field/value items.  Returns 1 if
+#: created, 0 if the id was taken (a rematch created meanwhile).
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('XADD', KEYS[3], '0-1', 'e', ARGV[2])
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[4]) end
 if tonumber(ARGV[3]) > 0 then
-  for i = 1, 3 do
+  for i = 1, 4 do
     redis.call('EXPIRE', KEYS[i], ARGV[3])
   end
 end
@@ -125,6 +132,10 @@ def wait_ms(timeout: float | None) -> int:
 #: a claim is one atomic script; outside the match slots (written after the match's own commit, and
 #: rebuilt by the sweep from the matches themselves if that write is lost).
 _DEADLINES = "tt:deadlines"
+#: Clock warnings to give: ``<match id>:<version>`` -> when (the deadline of that version's pending
+#: decision minus ``clock_warning_seconds``).  One member per version, so a warning that is handled can be
+#: dropped without a race against the commit that sets the next one; claimed like deadlines.
+_WARNINGS = "tt:warnings"
 #: Claim up to ARGV[2] deadlines due by ARGV[1]: each is pushed ARGV[3] s later (a lease: a claimer
 #: that dies leaves them to fire again), and returned.
 _CLAIM_DUE = """
@@ -382,15 +393,23 @@ class Store:
         return int(self.redis.incr(_SEQ))
 
     def create(
-        self, meta: MatchMeta, state: bytes, created_event: dict[str, Any], expire_seconds: int = KEEP
+        self,
+        meta: MatchMeta,
+        state: bytes,
+        created_event: dict[str, Any],
+        expire_seconds: int = KEEP,
+        outbox: dict[str, Any] | None = None,
     ) -> bool:
         """Write a new match (its keys atomically, expiring after ``expire_seconds`` unless ``KEEP``,
         then the listing indexes); ``False`` if a match with its id exists (a rematch created by
-        another caller at the same time)."""
+        another caller at the same time).  ``outbox``: the entry for the players' feeds (see
+        :meth:`commit`)."""
         mid = meta.id
         items = [x for pair in meta.to_redis().items() for x in pair]
-        keys = [_key(mid, "meta"), _key(mid, "state"), _key(mid, "events")]
-        if not self._write(self._create, keys, [state, json.dumps(created_event), expire_seconds, *items]):
+        keys = [_key(mid, p) for p in ("meta", "state", "events", "outbox")]
+        box = json.dumps(outbox) if outbox is not None else ""
+        args = [state, json.dumps(created_event), expire_seconds, box, *items]
+        if not self._write(self._create, keys, args):
             return False
         pipe = self.redis.pipeline(transaction=False)  # global keys: on a cluster, each its own slot
         for index in _indexes(meta, meta.status):
@@ -477,6 +496,16 @@ class Store:
             return None
         return f"a master has {fewest} of the {self.wait_replicas} replica(s) writes wait for; {REPLICAS_FIX}"
 
+    def metas(self, match_ids: list[str]) -> list[MatchMeta | None]:
+        """The meta of each match (``None``: expired), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for mid in match_ids:
+            pipe.hgetall(_key(mid, "meta"))
+        return [
+            MatchMeta.from_redis(mid, raw) if raw else None
+            for mid, raw in zip(match_ids, pipe.execute(), strict=True)
+        ]
+
     def exists(self, match_id: str) -> bool:
         return bool(self.redis.exists(_key(match_id, "meta")))
 
@@ -492,6 +521,7 @@ class Store:
         log_entry: dict[str, Any] | None,
         expire_seconds: int,
         idempotency: tuple[str, str, int] | None,
+        outbox: dict[str, Any] | None = None,
     ) -> Commit:
         """Compare-and-set one change against ``meta.version`` (see ``commit.lua``): a move (a new state
         and a log entry), or a change of who holds the seats (``state`` and ``log_entry`` ``None``).
@@ -499,9 +529,11 @@ class Store:
         ``expire_seconds``: the match's keys expire after so many seconds, or ``KEEP`` or ``PERSIST``.
         ``idempotency`` is ``(key, record, ttl seconds)``: the record is stored under the key with the
         move, and if the key is already taken nothing is written and the stored record comes back.
+        ``outbox``: the entry for the players' feeds (:mod:`service.matches.feed`), appended to the
+        match's outbox with the commit (:meth:`service.accounts_store.AccountStore.drain` delivers it).
         """
         mid = meta.id
-        keys = [_key(mid, "meta"), _key(mid, "state"), _key(mid, "events"), _key(mid, "log")]
+        keys = [_key(mid, p) for p in ("meta", "state", "events", "log", "outbox")]
         record, ttl = "", 0
         if idempotency is not None:
             key, record, ttl = idempotency
@@ -514,6 +546,7 @@ class Store:
             expire_seconds,
             record,
             ttl,
+            json.dumps(outbox) if outbox is not None else "",
             len(items),
             *items,
             *(json.dumps(ev) for ev in events),
@@ -589,6 +622,25 @@ class Store:
 
     def deadline_count(self) -> int:
         return int(self.redis.zcard(_DEADLINES))
+
+    def set_warning(self, match_id: str, version: int, at: float | None) -> None:
+        """After the commit of ``version``: the clock warning of its pending decision is due ``at``
+        (``None``: no warning), and the previous version's, if not given yet, is void."""
+        pipe = self.redis.pipeline(transaction=False)
+        if version > 0:
+            pipe.zrem(_WARNINGS, f"{match_id}:{version - 1}")
+        if at is not None:
+            pipe.zadd(_WARNINGS, {f"{match_id}:{version}": at})
+        pipe.execute()
+
+    def claim_warnings(self, by: float, limit: int, lease_seconds: float) -> list[tuple[str, int]]:
+        """Clock warnings due ``by`` as ``(match id, version)``, claimed like :meth:`claim_due`."""
+        claimed = self._claim_due(keys=[_WARNINGS], args=[by, limit, lease_seconds])
+        return [(mid, int(version)) for mid, _, version in (m.decode().rpartition(":") for m in claimed)]
+
+    def drop_warning(self, match_id: str, version: int) -> None:
+        """The clock warning of ``version`` is given (or void)."""
+        self.redis.zrem(_WARNINGS, f"{match_id}:{version}")
 
     # -- idempotency --------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The RQ jobs: a bot seat's turn, a hint for a human seat, the move played for a human seat out of time
 (:func:`play_timeout`, announced by the clock keepers through :func:`hand_over`, and by the API when it
-refuses a late move), and the sweep for lost bot turns.
+refuses a late move), the clock warnings the keepers give (:func:`clock_warning`), and the sweep for lost
+bot turns.
 
 A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
 was enqueued for.  A bot move is written through :meth:`service.matches.Matches.bot_move`, the compare-and-set
@@ -28,6 +29,7 @@ from engine.ai import choose_action
 from engine.core import Action, Game
 from engine.registry import GAMES
 from service.config import Config
+from service.matches import feed_sweep
 from service.matches.bots import is_bot, lane_of, lane_of_level, think_budget, think_ms_of
 from service.matches.operations import Matches
 from service.store import ACTIVE, Loaded, MatchMeta, connect_store, now
@@ -252,6 +254,15 @@ def _play_out_of_time(matches: Matches, loaded: Loaded, level: str) -> str:
         return GONE if played.commit.gone else STALE
     log.info("timeout %s v%s: seat %s played by a %s bot", meta.id, meta.version, meta.to_move, level)
     return MOVED
+
+
+def clock_warning(matches: Matches, match_id: str, version: int, at: float | None = None) -> str:
+    """What a clock keeper does with a clock warning it claimed: the ``clock_warning`` feed entry of
+    the decision pending at ``version``, if it still is at ``at`` (default: now) and a player makes it
+    (:func:`service.matches.feed_sweep.warn`).  Like a quick timeout, it costs a few Redis commands and
+    no thinking, so the keeper gives it itself."""
+    at = now() if at is None else at
+    return feed_sweep.warn(matches.store, matches.accounts.store, match_id, version, at)
 
 
 def play_timeout(match_id: str, version: int) -> str:

@@ -16,7 +16,10 @@ no number of ``hard`` timeouts can hold up another match's ``easy`` one.  It pol
 of its match, and RQ's scheduler looks for due jobs only once a second, which alone would make
 timeouts up to a second late.  A claim holds for ``CLOCK_LEASE`` seconds: a keeper that dies after
 claiming, or whose claim's reply is lost, delays a timeout by that much, and the claim that follows
-plays it, or announces the same job (one per decision).
+plays it, or announces the same job (one per decision).  The keeper also claims, the same way, the clock
+warnings due (``clock_warning`` entries of the players' feeds, :func:`workers.jobs.clock_warning`), and
+once a second sweeps the outboxes a dead committer left undelivered
+(:class:`service.matches.feed_sweep.OutboxSweeper`): a few cheap reads, never a wait.
 
 Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
@@ -53,6 +56,7 @@ from engine.registry import GAMES
 from service import logs
 from service.config import Config
 from service.matches.bots import LANES, THINK_QUEUE, WORKER_TTL
+from service.matches.feed_sweep import OutboxSweeper
 from service.matches.operations import Matches
 from service.store import STORAGE_ERRORS, connect, connect_store, now
 from workers import jobs
@@ -183,23 +187,37 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
 
 def keep_clocks(config: Config, parent: int) -> None:
     """Child process: play (quick levels) or hand to the thinking lane the decisions of human seats out
-    of time, until the parent worker is gone, riding out Redis outages like the lanes."""
+    of time, give the clock warnings due and sweep the outboxes, until the parent worker is gone, riding
+    out Redis outages like the lanes."""
     matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
+    sweeper = OutboxSweeper(matches.accounts.store)
     delay = BACKOFF[0]
     while os.getppid() == parent:
         try:
             due = matches.store.claim_due(now(), CLOCK_CLAIM, CLOCK_LEASE)
+            warnings = matches.store.claim_warnings(now(), CLOCK_CLAIM, CLOCK_LEASE)
         except STORAGE_ERRORS as exc:
             delay = _wait_for_redis("clocks", exc, delay)
             continue
         delay = BACKOFF[0]
-        if not due:
+        if not due and not warnings:
             time.sleep(CLOCK_POLL)
         for match_id in due:
             try:
                 jobs.hand_over(matches, match_id)
             except Exception:  # one match's failure must not stop every clock: due again after the lease
                 log.exception("clocks: timeout of match %s failed", match_id)
+        for match_id, version in warnings:
+            try:
+                jobs.clock_warning(matches, match_id, version)
+            except Exception:  # as a timeout's: claimed again after the lease
+                log.exception("clocks: clock warning of match %s failed", match_id)
+        try:
+            sweeper.tick(time.time())  # at most once a second; marks are the committers' epoch seconds
+        except STORAGE_ERRORS as exc:  # the next claim waits for Redis; the sweep's cursor stays
+            log.warning("feeds: outbox sweep deferred, redis unavailable (%s)", exc)
+        except Exception:  # a bug in the sweep must not stop the clocks
+            log.exception("feeds: the outbox sweep failed")
 
 
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:

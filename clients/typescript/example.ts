@@ -71,3 +71,39 @@ export function progress(answer: Schemas["Match"] | Schemas["MoveResult"] | Sche
     }
   }
 }
+
+/** A match between an app's players (sent with the app key): their seats get no seat tokens. */
+export const betweenPlayers: Schemas["CreateMatch"] = {
+  game: "year_of_dragon",
+  seats: [{ player: "ann" }, { kind: "open", player: "bob" }],
+};
+
+/** What a player's client shows for an entry of its feed (GET /v1/me/events, with its player token). */
+export function notify(entry: Schemas["FeedEntry"]): string {
+  const where = `${entry.game} ${entry.match_id}`;
+  switch (entry.type) {
+    case "your_turn":
+      return `your turn in ${where} (version ${entry.version})`;
+    case "clock_warning":
+      return `hurry: your time in ${where} ends at ${entry.deadline ?? "?"}`;
+    case "invited":
+      return `you have a seat in ${where}`;
+    case "match_started":
+      return `${where} started`;
+    case "seat_joined":
+      return `${entry.name ?? "someone"} took seat ${entry.joined_seat ?? "?"} in ${where}`;
+    case "timeout":
+      return `seat ${entry.timed_out_seat ?? "?"} ran out of time in ${where}`;
+    case "match_over":
+      return `${where} is over`;
+    default: {
+      const unknown: never = entry.type; // a new kind of entry fails to compile
+      return unknown;
+    }
+  }
+}
+
+/** The matches where a player is to decide, from a page of GET /v1/me/matches. */
+export function myTurns(page: Schemas["MyMatches"]): string[] {
+  return page.matches.filter((m) => m.my_turn && m.status === "active").map((m) => m.id);
+}

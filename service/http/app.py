@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 from engine.core import Game
 from engine.registry import GAMES
 from service import logs
+from service.accounts_store import AccountStore
 from service.config import Config
 from service.http import admission, errors, http_policy, limits
 from service.http.api import EXTENSION, Services, register_blueprints
@@ -19,6 +20,8 @@ from service.http.metrics import Metrics
 from service.http.schemas.errors import ErrorSchema
 from service.http.spec import describe_match_request, register_components
 from service.live import LiveEvents
+from service.matches.accounts import Accounts
+from service.matches.identity import READ, Caller
 from service.matches.operations import Matches
 from service.store import MatchMeta, connect_store
 
@@ -31,8 +34,8 @@ class SeatLoggingMatches(Matches):
     the token has been checked against the match, inside the operation."""
 
     @staticmethod
-    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None:  # type: ignore[override]  # one body for both of the base's overloads
-        seat = Matches.caller(meta, authorization, required=required)
+    def caller(meta: MatchMeta, who: Caller, *, required: bool, scope: str = READ) -> int | None:  # type: ignore[override]  # one body for both of the base's overloads
+        seat = Matches.caller(meta, who, required=required, scope=scope)
         logs.annotate(seat=seat)
         return seat
 
@@ -79,8 +82,10 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         timeout=config.redis_timeout_seconds,
         max_connections=config.max_active_requests + admission.SPARE_REDIS_CONNECTIONS,
     )
+    account_store = AccountStore(store.redis)
     live = LiveEvents(
         store,
+        accounts=account_store,
         max_waiters=config.max_waiters,
         max_per_address=config.max_waiters_per_address,
         confirm_timeout=2 * config.redis_timeout_seconds,
@@ -89,7 +94,10 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)
     http_policy.install(app, config)
     metrics = Metrics(store, live)
-    app.extensions[EXTENSION] = Services(config, SeatLoggingMatches(store, games, config), metrics, live)
+    accounts = Accounts(account_store, config)
+    app.extensions[EXTENSION] = Services(
+        config, SeatLoggingMatches(store, games, config, accounts=accounts), metrics, live, accounts
+    )
     api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
     register_components(api.spec, games)
     register_blueprints(app, api)

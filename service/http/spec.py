@@ -156,7 +156,15 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
     """Components built from the games alone (before the blueprints register theirs)."""
     spec.components.security_scheme(
         SECURITY_SCHEME,
-        {"type": "http", "scheme": "bearer", "description": "A seat token returned by POST /v1/matches."},
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "One bearer header, four kinds of token, told apart by their form: a seat token "
+            "(returned by POST /v1/matches or a join: one seat of one match); a player token (`tp.…`, "
+            "minted by an app for its player: acts for that player's seats in every match, within its "
+            "scopes `read`/`play`); an app key (`ta.…`, the app's server: players, tokens, its matches); "
+            "the operator's admin token (`/v1/admin/…` only).",
+        },
     )
     unions, views, results, events = [], {}, [], []
     for gid in sorted(games):
@@ -512,33 +520,35 @@ BOT_KIND: dict[str, Any] = {
 
 
 def _describe_seat_requests(spec: APISpec) -> None:
-    """``SeatRequest`` as oneOf named per-kind requests (``HumanSeatRequest``, ``BotSeatRequest``...),
-    so generated code says what each seat is rather than ``SeatRequestType0``."""
+    """``SeatRequest`` as oneOf named per-kind requests (``HumanSeatRequest``, ``PlayerSeatRequest``,
+    ``BotSeatRequest``...), so generated code says what each seat is rather than ``SeatRequestType0``.
+    A human seat is either named (``HumanSeatRequest``) or one of the app's players
+    (``PlayerSeatRequest``, its name optional): two variants, so each JSON seat matches exactly one."""
     schemas = spec.components.schemas
     seat = schemas["SeatRequest"]
     props = seat["properties"]
     kinds = props["kind"].get("enum", ["human", "bot"])
-    variants = []
+    variants: list[tuple[str, dict[str, Any], list[str]]] = []
     for kind in kinds:
         name = f"{pascal(kind)}SeatRequest"
         if kind == "human":
-            fields = {"name": props["name"], "kind": _copy(HUMAN_KIND)}
-            required = ["name"]
+            variants.append((name, {"name": props["name"], "kind": _copy(HUMAN_KIND)}, ["name"]))
+            player = {"player": props["player"], "name": props["name"], "kind": _copy(HUMAN_KIND)}
+            variants.append(("PlayerSeatRequest", player, ["player"]))
         elif kind == "bot":
-            fields = {**{k: v for k, v in props.items() if k != "kind"}, "kind": _copy(BOT_KIND)}
-            required = ["name", "kind"]
-        else:  # a kind without a name of its own yet (an open seat: the name is chosen at join)
-            fields = {"kind": {"const": kind}}
-            required = ["kind"]
+            fields = {k: v for k, v in props.items() if k not in ("kind", "player")}
+            variants.append((name, {**fields, "kind": _copy(BOT_KIND)}, ["name", "kind"]))
+        else:  # an open seat: the name is chosen at join; it may be kept for one of the app's players
+            variants.append((name, {"kind": {"const": kind}, "player": props["player"]}, ["kind"]))
+    for name, fields, required in variants:
         schemas[name] = {
             "type": "object",
             "properties": fields,
             "required": required,
             "additionalProperties": False,
         }
-        variants.append(_ref(name))
     seat.clear()
-    seat["oneOf"] = variants
+    seat["oneOf"] = [_ref(name) for name, _, _ in variants]
 
 
 def render(app: Flask) -> str:

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from service import auth
 from service.events import JOINED, LEFT, OVER, REMATCH, REMATCH_DECLINED, RESIGNED, STARTED
 from service.matches import clocks, seating
+from service.matches.accounts import require_scope
 from service.matches.changes import Change
-from service.matches.errors import Conflict, Forbidden, NotFound, bearer_or_401, invalid, unauthorized
+from service.matches.errors import Conflict, Forbidden, NotFound, invalid, unauthorized
+from service.matches.identity import APP, PLAY, PLAYER, SEAT, Caller
 from service.store import ABORTED, ACTIVE, FINISHED, OVER_STATUSES, WAITING, MatchMeta
 
 if TYPE_CHECKING:  # the operations call these functions (Matches.join...): their module is above this one
@@ -54,19 +56,36 @@ def _aborted(meta: MatchMeta, reason: str, events: list[dict[str, Any]]) -> Matc
 # -- join -------------------------------------------------------------------------------------------
 
 
-def join(matches: Matches, match_id: str, choice: int | str, name: str, invite: str | None) -> dict[str, Any]:
+def join(
+    matches: Matches, match_id: str, choice: int | str, name: str | None, invite: str | None, who: Caller
+) -> dict[str, Any]:
     """Take an open seat (``choice``: its number or ``"any"``) as ``name``; a private match's seat needs
-    its invite code.  Answers the seat's token (the only time it is shown) and the match as that seat
-    sees it."""
-    token = auth.new_token()
+    its invite code, unless it is kept for the joining player.  Answers the seat's token (the only
+    time it is shown) and the match as that seat sees it.  A player (a player token with ``play``)
+    joins as itself: its display name unless ``name`` says otherwise, no seat token (its player tokens
+    act for the seat)."""
+    player = who.player_key if who.kind == PLAYER else None
+    if player is not None:
+        require_scope(who, PLAY)
+        assert who.app is not None and who.player is not None
+        name = name or matches.accounts.stored_player(who.app, who.player).name
+    elif name is None:
+        raise invalid("name", "a name is required (or join with a player token)")
+    token = None if player is not None else auth.new_token()
 
     def decide(meta: MatchMeta) -> Change:
+        if not _may_join(meta, who, invite, player):  # a stranger learns nothing of a private match
+            raise _invite_required()
         if meta.status != WAITING:
             raise Conflict(
                 "not_waiting", f"the match is {meta.status}: no seat to join", {"status": meta.status}
             )
-        seat = _pick(meta, choice, invite)
-        seats, hashes, life = seating.take(meta.seats, meta.token_hashes, meta.life, seat, name, token)
+        if player is not None and seating.seat_of_player(meta.life, player) is not None:
+            raise Conflict("already_seated", "this player holds a seat of this match already")
+        seat = _pick(meta, choice, invite, player)
+        seats, hashes, life = seating.take(
+            meta.seats, meta.token_hashes, meta.life, seat, name, token, player
+        )
         events = [{"type": JOINED, "visible_to": "all", "seat": seat, "name": name}]
         after = _start_if_full(matches, replace(meta, seats=seats, token_hashes=hashes, life=life), events)
         return Change(after, events, {"seat": seat})
@@ -76,18 +95,20 @@ def join(matches: Matches, match_id: str, choice: int | str, name: str, invite: 
     return {"seat": seat, "token": token, "match": matches.document(change.after, state, seat)}
 
 
-def _pick(meta: MatchMeta, choice: int | str, invite: str | None) -> int:
+def _pick(meta: MatchMeta, choice: int | str, invite: str | None, player: str | None) -> int:
     """The seat a join takes, or the refusal: 403 for a private match without the invite code of an
     open seat, 409 for a seat that is not open (taken meanwhile, or kept for a rematch's player).  A
-    seat's code joins it whenever it is open: again after its player left before the start."""
+    seat's code joins it whenever it is open: again after its player left before the start.  A seat
+    kept for ``player`` (named at creation) is theirs to take, in a private match too."""
+    kept = _kept_for(meta, player)
+    if kept is not None:
+        if choice not in ("any", kept):
+            raise invalid("seat", f"seat {kept} is kept for this player")
+        return kept
     if meta.life.get("visibility") == seating.PRIVATE:
         seat = seating.seat_of_invite(meta.life, invite or "")
         if seat is None or seat not in seating.open_seats(meta.seats):
-            raise Forbidden(
-                "invite_required",
-                "this match is private: join with the invite code of an open seat (a code joins its "
-                "seat while nobody holds it)",
-            )
+            raise _invite_required()
         if choice not in ("any", seat):
             raise invalid("seat", f"this invite code is for seat {seat}")
         return seat
@@ -104,17 +125,53 @@ def _pick(meta: MatchMeta, choice: int | str, invite: str | None) -> int:
     return choice
 
 
+def _invite_required() -> Forbidden:
+    return Forbidden(
+        "invite_required",
+        "this match is private: join with the invite code of an open seat (a code joins its seat while "
+        "nobody holds it), or as the player a seat is kept for",
+    )
+
+
+def _may_join(meta: MatchMeta, who: Caller, invite: str | None, player: str | None) -> bool:
+    """Whether the caller may learn anything of the match by asking to join it: any public match; a
+    private one with one of its invite codes, for a player it keeps or seats, or for its app."""
+    if seating.readable(meta.life, who):
+        return True
+    if invite is not None and seating.seat_of_invite(meta.life, invite) is not None:
+        return True
+    return player is not None and (
+        seating.seat_of_player(meta.life, player) is not None
+        or seating.player_mark(player) in meta.life.get("reserved", {}).values()
+    )
+
+
+def _kept_for(meta: MatchMeta, player: str | None) -> int | None:
+    """The open seat kept for ``player`` (a player key), if any."""
+    if player is None:
+        return None
+    mark = seating.player_mark(player)
+    for seat, holder in meta.life.get("reserved", {}).items():
+        if holder == mark and int(seat) in seating.open_seats(meta.seats):
+            return int(seat)
+    return None
+
+
 # -- cancel and resign --------------------------------------------------------------------------------
 
 
-def cancel(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
-    """The creator (with the creator token) calls off a match that has not started."""
-    token = bearer_or_401(authorization)
-    if token is None:
+def cancel(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
+    """The creator (with the creator token, or the key of the app that created it) calls off a match
+    that has not started."""
+    if who.kind not in (SEAT, APP):
         raise unauthorized("the creator token is required")
 
     def decide(meta: MatchMeta) -> Change:
-        if not hmac.compare_digest(auth.hash_token(token), meta.life.get("creator", "")):
+        if who.kind == APP:
+            if who.app != meta.life.get("app"):
+                matches.caller(meta, who, required=False)  # 404 for another app's private match
+                raise Forbidden("not_creator", "this app did not create the match")
+        elif not hmac.compare_digest(auth.hash_token(who.token or ""), meta.life.get("creator", "")):
             raise unauthorized("this is not the creator token of this match", 'Bearer error="invalid_token"')
         if meta.status != WAITING:
             raise Conflict(
@@ -129,7 +186,7 @@ def cancel(matches: Matches, match_id: str, authorization: str | None) -> dict[s
     return matches.document(change.after, state, None)
 
 
-def resign(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+def resign(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     """The caller's seat leaves, for good (the only way a seat is given up: an away seat is resigned
     too).  Before the start the seat opens again (a private seat's invite code joins it again; a
     private seat the creator gave out with a token has no code, so its leaving aborts the match,
@@ -139,8 +196,7 @@ def resign(matches: Matches, match_id: str, authorization: str | None) -> dict[s
     the match ends ``aborted`` when no player is left.  The result will record who resigned."""
 
     def decide(meta: MatchMeta) -> Change:
-        seat = matches.caller(meta, authorization, required=True)
-        assert seat is not None
+        seat = matches.caller(meta, who, required=True, scope=PLAY)
         if meta.status in OVER_STATUSES:
             raise Conflict("match_over", f"the match is {meta.status} already", {"status": meta.status})
         if not seating.held_by_player(meta.seats[seat]):
@@ -179,7 +235,7 @@ def resign(matches: Matches, match_id: str, authorization: str | None) -> dict[s
 # -- coming back ------------------------------------------------------------------------------------
 
 
-def return_to_seat(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+def return_to_seat(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     """The away player of the caller's seat comes back: the seat is theirs again
     (:meth:`Matches.come_back`), answered as the match the seat sees.  Only an explicit request does
     this (or a move or hint request of the seat): a read never does, so a page that merely shows the
@@ -188,7 +244,7 @@ def return_to_seat(matches: Matches, match_id: str, authorization: str | None) -
     ``seat_left``, a match over 409 ``match_over`` (a bot no longer plays it)."""
 
     def decide(meta: MatchMeta) -> Change:
-        seat = matches.caller(meta, authorization, required=True)
+        seat = matches.caller(meta, who, required=True, scope=PLAY)
         if meta.status in OVER_STATUSES:
             raise Conflict("match_over", f"the match is {meta.status} already", {"status": meta.status})
         if not seating.held_by_player(meta.seats[seat]):
@@ -204,7 +260,7 @@ def return_to_seat(matches: Matches, match_id: str, authorization: str | None) -
 # -- rematch ----------------------------------------------------------------------------------------
 
 
-def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+def rematch(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     """A seat of a finished match asks to play again: the first call creates the rematch (same game,
     options, bots and time control; a new seed; every seat moved one place, so another player
     starts) and links the finished match to it; each player of the finished match (an away one too;
@@ -212,13 +268,14 @@ def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[
     The rematch starts when all have called.  An offer nobody completes expires like any waiting
     match (``waiting_seconds``); asking again after that offers it anew under the same id.  Once
     declined or withdrawn (:func:`decline`) it stays so: 409 ``rematch_declined``."""
-    meta, seat = _player_of_finished(matches, match_id, authorization)
+    meta, seat = _player_of_finished(matches, match_id, who)
     new_id = meta.life.get("rematch")
     if new_id is None:
         new_id = _link(matches, meta)
     if not matches.store.exists(new_id):
         _create_rematch(matches, meta, new_id)
-    mine = auth.hash_token(bearer_or_401(authorization) or "")
+    mine = seating.mark_of(who)
+    player = who.player_key if who.kind == PLAYER else None
 
     def decide(new: MatchMeta) -> Change:
         if new.status == ABORTED:
@@ -236,8 +293,10 @@ def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[
                 {"match_id": new_id},
             )
         name = meta.seats[seat]["name"]
-        token = auth.new_token()
-        seats, hashes, life = seating.take(new.seats, new.token_hashes, new.life, place, name, token)
+        token = None if player is not None else auth.new_token()
+        seats, hashes, life = seating.take(
+            new.seats, new.token_hashes, new.life, place, name, token, player
+        )
         events = [{"type": JOINED, "visible_to": "all", "seat": place, "name": name}]
         after = _start_if_full(matches, replace(new, seats=seats, token_hashes=hashes, life=life), events)
         return Change(after, events, {"seat": place, "token": token})
@@ -246,16 +305,16 @@ def rematch(matches: Matches, match_id: str, authorization: str | None) -> dict[
     return {"match_id": new_id, **change.answer, "status": change.after.status}
 
 
-def decline(matches: Matches, match_id: str, authorization: str | None) -> dict[str, Any]:
+def decline(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     """A player of the finished match ``match_id`` ends its rematch offer before it starts: one who
     had not taken their seat declines it, one who had (the offerer, say) withdraws it.  The rematch
     ends ``aborted`` with that ``reason`` (its seats' tokens can do nothing more), and the finished
     match's feed says so (``rematch_declined``).  Answers the rematch as a spectator sees it."""
-    meta, _ = _player_of_finished(matches, match_id, authorization)
+    meta, _ = _player_of_finished(matches, match_id, who)
     new_id = meta.life.get("rematch")
     if new_id is None:
         raise Conflict("no_rematch", "nobody has asked for a rematch of this match")
-    mine = auth.hash_token(bearer_or_401(authorization) or "")
+    mine = seating.mark_of(who)
 
     def decide(new: MatchMeta) -> Change:
         if new.status != WAITING:
@@ -274,12 +333,11 @@ def decline(matches: Matches, match_id: str, authorization: str | None) -> dict[
     return matches.document(change.after, state, None)
 
 
-def _player_of_finished(matches: Matches, match_id: str, authorization: str | None) -> tuple[MatchMeta, int]:
+def _player_of_finished(matches: Matches, match_id: str, who: Caller) -> tuple[MatchMeta, int]:
     """The finished match and the caller's seat in it, a seat its player still holds (an away seat
     counts: its player never left); the refusals of the rematch calls otherwise."""
     meta = matches.meta(match_id)
-    seat = matches.caller(meta, authorization, required=True)
-    assert seat is not None
+    seat = matches.caller(meta, who, required=True, scope=PLAY)
     if meta.status != FINISHED:
         raise Conflict("not_finished", f"only a finished match has a rematch; this one is {meta.status}")
     if not seating.held_by_player(meta.seats[seat]):
@@ -333,7 +391,10 @@ def _create_rematch(matches: Matches, meta: MatchMeta, new_id: str) -> None:
         seat = meta.seats[old]
         if seating.held_by_player(seat):
             seats.append({"kind": seating.OPEN})
-            reserved[str(new_seat)] = meta.token_hashes[old]
+            player = meta.life.get("players", {}).get(str(old))
+            reserved[str(new_seat)] = (
+                seating.player_mark(player) if player is not None else meta.token_hashes[old]
+            )
         else:
             seats.append({k: seat[k] for k in ("name", "kind", "level", "think_ms") if k in seat})
     request: dict[str, Any] = {
@@ -345,7 +406,9 @@ def _create_rematch(matches: Matches, meta: MatchMeta, new_id: str) -> None:
     if meta.clock is not None:
         request["time_control"] = clocks.control(meta.clock)
     try:
-        matches.create(request, reserved=reserved, match_id=new_id, rematch_of=meta.id)
+        matches.create(
+            request, reserved=reserved, match_id=new_id, rematch_of=meta.id, app=meta.life.get("app")
+        )
     except Conflict as exc:
         if exc.code != "match_exists":  # created by another seat's call at the same moment: fine
             raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -28,22 +29,26 @@ from engine.core import (
     resolve_options,
 )
 from service import auth
+from service.accounts_store import AccountStore
 from service.config import Config
 from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
 from service.live import client_event, visible_events
-from service.matches import bots, clocks, lifecycle, seating
+from service.matches import bots, clocks, feed, feed_sweep, lifecycle, seating
+from service.matches.accounts import Accounts, require_scope
 from service.matches.changes import Change
 from service.matches.errors import (
     Conflict,
     Forbidden,
     Illegal,
+    NotFound,
     Stale,
+    Unauthorized,
     VersionRequired,
-    bearer_or_401,
     invalid,
     not_found,
     unauthorized,
 )
+from service.matches.identity import ADMIN, ANONYMOUS, APP, PLAY, PLAYER, READ, SEAT, Caller, player_key
 from service.store import (
     ABORTED,
     ACTIVE,
@@ -51,6 +56,7 @@ from service.store import (
     KEEP,
     OVER_STATUSES,
     PERSIST,
+    STORAGE_ERRORS,
     WAITING,
     Commit,
     Loaded,
@@ -61,6 +67,8 @@ from service.store import (
     now,
     progress_fields,
 )
+
+log = logging.getLogger(__name__)
 
 
 def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
@@ -138,8 +146,11 @@ class Matches:
         config: Config,
         bot_queue: bots.BotQueue | None = None,
         clock: Callable[[], float] = now,
+        accounts: Accounts | None = None,
     ) -> None:
         self.store = store
+        #: Apps, players and their feeds: who holds a player's seat, and where commits' notes go.
+        self.accounts = accounts or Accounts(AccountStore(store.redis), config)
         self.games = games
         self.config = config
         #: The time of commits and clocks (epoch seconds); tests of clocks pass their own.
@@ -174,24 +185,46 @@ class Matches:
 
     @overload
     @staticmethod
-    def caller(meta: MatchMeta, authorization: str | None, *, required: Literal[True]) -> int: ...
+    def caller(meta: MatchMeta, who: Caller, *, required: Literal[True], scope: str = READ) -> int: ...
     @overload
     @staticmethod
-    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None: ...
+    def caller(meta: MatchMeta, who: Caller, *, required: bool, scope: str = READ) -> int | None: ...
     @staticmethod
-    def caller(meta: MatchMeta, authorization: str | None, *, required: bool) -> int | None:
-        """The seat whose bearer token the caller holds; ``None`` for a spectator (no token, allowed
-        unless ``required``).  401 for a malformed or foreign token.  The token of an away seat still
-        names it (see :meth:`reclaim`), and so does a resigned seat's (it reads, never decides)."""
-        token = bearer_or_401(authorization)
-        if token is None:
-            if required:
-                raise unauthorized("a seat token is required")
+    def caller(meta: MatchMeta, who: Caller, *, required: bool, scope: str = READ) -> int | None:
+        """The seat the caller holds: by its seat token, or by its player (a player token, within its
+        ``scope``); ``None`` for a spectator, allowed unless ``required``.  401 for a token that is
+        neither a seat's here nor a pass (:func:`seating.holds_pass`: the creator's token, an invite
+        code, a rematch seat's old token, which read as spectators); 403 ``no_seat`` for a player or
+        app that holds none.  The token of an away seat
+        still names it (see :meth:`reclaim`), and so does a resigned seat's (it reads, never decides).
+
+        A private match is only for its players, its app and its tokens' holders: anyone else is told
+        it does not exist (404), as for a match id never made."""
+        seat: int | None = None
+        passed = False
+        if who.kind == SEAT:
+            assert who.token is not None
+            seat = auth.seat_of_token(who.token, meta.token_hashes)
+            passed = seat is None and seating.holds_pass(meta.life, who.token)
+            if seat is None and not passed:
+                raise unauthorized("this token holds no seat of this match", 'Bearer error="invalid_token"')
+        elif who.kind == PLAYER:
+            seat = seating.seat_of_player(meta.life, who.player_key)
+        if seat is None and not passed and not seating.readable(meta.life, who):
+            raise not_found(f"match {meta.id!r}")
+        if seat is not None:
+            require_scope(who, scope)
+            return seat
+        if not required:
             return None
-        seat = auth.seat_of_token(token, meta.token_hashes)
-        if seat is None:
+        if who.kind in (ANONYMOUS, ADMIN):
+            raise unauthorized("a seat token or a player token is required")
+        if who.kind == SEAT:  # a pass reads; it decides nothing
             raise unauthorized("this token holds no seat of this match", 'Bearer error="invalid_token"')
-        return seat
+        raise Forbidden(
+            "no_seat",
+            "this credential holds no seat of this match (an app key acts through its players' tokens)",
+        )
 
     # -- changes of who holds the seats ----------------------------------------------------------------
 
@@ -215,12 +248,14 @@ class Matches:
                 expire = self.config.retention_seconds
             elif after.status != WAITING:
                 expire = PERSIST
-            commit = self.store.commit(meta, None, fields, change.events, None, expire, None)
+            outbox = self.outbox(meta, after, change.events)
+            commit = self.store.commit(meta, None, fields, change.events, None, expire, None, outbox)
             if commit.gone:
                 raise not_found(f"match {match_id!r}")
             if commit.version is not None:
                 change.after = after
                 self.settle(after)
+                self.deliver(after.id, outbox)
                 return change, state
         raise Conflict("busy", "the match changed too often while we tried; try again")
 
@@ -256,6 +291,30 @@ class Matches:
         events = [{"type": RETURNED, "visible_to": "all", "seat": seat}]
         return Change(replace(meta, seats=seats, clock=clock), events, {"seat": seat})
 
+    # -- the players' feeds -------------------------------------------------------------------------
+
+    def outbox(
+        self, before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """The outbox entry of a commit from ``before`` to ``after`` (:mod:`service.matches.feed`), or
+        ``None`` when no player is told anything.  The match is marked pending first, so the workers'
+        sweep finds the entry if this process dies before :meth:`deliver`."""
+        notes = feed.notes(before, after, events)
+        if not notes:
+            return None
+        self.accounts.store.mark_pending(after.id)
+        return {"version": after.version, "seq": after.seq, "notes": notes}
+
+    def deliver(self, match_id: str, outbox: dict[str, Any] | None) -> None:
+        """Move the match's outbox into its players' feeds now, after its commit.  A Redis error here
+        costs latency, not the entry: the commit stands and the sweep delivers it."""
+        if outbox is None:
+            return
+        try:
+            self.accounts.store.drain(match_id)
+        except STORAGE_ERRORS as exc:
+            log.warning("feed delivery of match %s deferred to the sweep: %s", match_id, exc)
+
     # -- documents ----------------------------------------------------------------------------------
 
     def document(self, meta: MatchMeta, state: Any, seat: int | None) -> dict[str, Any]:
@@ -277,9 +336,11 @@ class Matches:
         self,
         request: dict[str, Any],
         *,
+        caller: Caller | None = None,
         reserved: dict[str, str] | None = None,
         match_id: str | None = None,
         rematch_of: str | None = None,
+        app: str | None = None,
     ) -> dict[str, Any]:
         """Set up a match.  The returned document carries each human seat's token, the creator's token
         and a private match's invite codes: the only time they are shown.  Open seats make the match
@@ -289,8 +350,17 @@ class Matches:
         player who may take it, the id the finished match links to already (409 if that match exists
         meanwhile), and the finished match's id.
 
+        A seat may name a player of the caller's app (``"player": <id>``): a human seat is then that
+        player's (its player tokens act for it; it has no seat token), an open seat is kept for that
+        player to join.  Each player named is told so in their feed (``invited``).  A match created
+        with an app key or a player token belongs to that app (``app``: a rematch's) and is private
+        unless the request says otherwise.
+
         A waiting match expires (every key) ``waiting_seconds`` after its creation unless it starts.
         """
+        caller = caller or Caller()
+        if rematch_of is None:  # a rematch belongs to the finished match's app, whoever asked
+            app = self._creating_app(caller)
         game = self.games.get(request["game"])
         if game is None:
             raise invalid("game", f"unknown game {request['game']!r}; known: {sorted(self.games)}")
@@ -309,12 +379,17 @@ class Matches:
             state = game.setup(len(seats), options, seed=seed)
         except InvalidOptions as exc:
             raise invalid(f"options.{exc.field}", exc.message) from None
-        visibility = seating.PRIVATE if reserved else request.get("visibility", seating.PUBLIC)
+        default = seating.PRIVATE if app is not None else seating.PUBLIC
+        visibility = seating.PRIVATE if reserved else request.get("visibility") or default
         creator_token = auth.new_token()
         life = seating.new_life(visibility, creator_token, request.get("on_leave"))
         life["reserved"] = dict(reserved or {})
+        life["players"] = {}
+        if app is not None:
+            life["app"] = app
         if rematch_of is not None:
             life["rematch_of"] = rematch_of
+        named = self._named_players(caller, seats)
         tokens: list[dict[str, Any]] = []
         invites: list[dict[str, Any]] = []
         stored_seats: list[dict[str, Any]] = []
@@ -331,10 +406,17 @@ class Matches:
             elif seat["kind"] == seating.OPEN:
                 stored_seats.append({"name": "", "kind": seating.OPEN})
                 hashes.append("")
-                if visibility == seating.PRIVATE and str(i) not in life["reserved"]:
+                if i in named:  # kept for that player, who joins with a player token
+                    life["reserved"][str(i)] = seating.player_mark(named[i][0])
+                elif visibility == seating.PRIVATE and str(i) not in life["reserved"]:
                     code = auth.new_token()
                     invites.append({"seat": i, "code": code})
                     life["invites"][str(i)] = auth.hash_token(code)
+            elif i in named:
+                key, name = named[i]
+                stored_seats.append({"name": seat.get("name") or name, "kind": "human"})
+                hashes.append("")
+                life["players"][str(i)] = key
             else:
                 token = auth.new_token()
                 tokens.append({"seat": i, "token": token})
@@ -374,9 +456,11 @@ class Matches:
             "options": options,
         }
         expire = self.config.waiting_seconds if waiting else KEEP
-        if not self.store.create(meta, game.encode(state), event, expire):
+        outbox = self.outbox(None, meta, [])
+        if not self.store.create(meta, game.encode(state), event, expire, outbox):
             raise Conflict("match_exists", f"match {meta.id!r} was created meanwhile")
         self.settle(meta)
+        self.deliver(meta.id, outbox)
         return {
             **self.document(meta, state, None),
             "tokens": tokens,
@@ -384,31 +468,66 @@ class Matches:
             "invites": invites,
         }
 
+    def _creating_app(self, caller: Caller) -> str | None:
+        """The app a new match belongs to: the caller's (a player token needs ``play``).  Without an
+        app key or a player token a match is created only where anonymous play is on."""
+        if caller.kind in (APP, PLAYER):
+            require_scope(caller, PLAY)
+            return caller.app
+        if not self.config.anonymous:
+            raise Unauthorized(
+                "this server does not create matches anonymously (TABLETOP_ANONYMOUS=false): "
+                "use an app key or a player token"
+            )
+        return None
+
+    def _named_players(self, caller: Caller, seats: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:
+        """Seat -> (player key, display name) of the seats that name a player.  An app key names any
+        of its players, a player token only itself; a player is named once."""
+        named: dict[int, tuple[str, str]] = {}
+        for i, seat in enumerate(seats):
+            player_id = seat.get("player")
+            if player_id is None:
+                continue
+            if caller.kind not in (APP, PLAYER) or caller.app is None:
+                raise invalid(f"seats.{i}.player", "naming a player needs an app key or a player token")
+            if caller.kind == PLAYER and player_id != caller.player:
+                raise invalid(f"seats.{i}.player", "a player token names only its own player")
+            try:
+                player = self.accounts.stored_player(caller.app, player_id)
+            except NotFound:
+                raise invalid(f"seats.{i}.player", f"no player {player_id!r} in this app") from None
+            key = player_key(caller.app, player_id)
+            if any(k == key for k, _ in named.values()):
+                raise invalid(f"seats.{i}.player", f"player {player_id!r} is named twice")
+            named[i] = (key, player.name)
+        return named
+
     # -- play ---------------------------------------------------------------------------------------
 
-    def legal_actions(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def legal_actions(self, match_id: str, who: Caller) -> dict[str, Any]:
         meta, state = self.meta_and_state(match_id)
-        seat = self.caller(meta, authorization, required=True)
+        seat = self.caller(meta, who, required=True)
         check_decision(meta, seat)  # an away seat stays away: a GET changes nothing (403 seat_away)
         actions = self.games[meta.game].legal_actions(state)
         return {"game": meta.game, "version": meta.version, "seat": seat, "actions": actions}
 
-    def move(self, match_id: str, authorization: str | None, move: Move) -> dict[str, Any]:
+    def move(self, match_id: str, who: Caller, move: Move) -> dict[str, Any]:
         """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
         :meth:`commit`."""
         expected, source = expected_version(move)
         idempotency = None  # (record key, request fingerprint); the fingerprint costs a JSON dump
         if move.idempotency_key is not None:
-            token = bearer_or_401(authorization) or ""
+            scope = who.token or who.player_key or ""  # one caller's key never replays another's
             idempotency = (
-                self.store.idempotency_key(match_id, token, move.idempotency_key),
+                self.store.idempotency_key(match_id, scope, move.idempotency_key),
                 request_fingerprint(move.action, expected),
             )
         loaded = self.store.load(match_id, idempotency_key=None if idempotency is None else idempotency[0])
         if loaded is None:
             raise not_found(f"match {match_id!r}")
         meta = loaded.meta
-        seat = self.caller(meta, authorization, required=True)
+        seat = self.caller(meta, who, required=True, scope=PLAY)
         if loaded.idempotency_record is not None and idempotency is not None:
             return replay(loaded.idempotency_record, idempotency[1])
         try:  # a malformed move is refused as such, whatever the version (the spec promises the shape)
@@ -562,17 +681,6 @@ class Matches:
         if clock is not None:
             fields["clock"] = json.dumps(clock)
             fields["seats"] = json.dumps(seats)
-        commit = self.store.commit(
-            meta,
-            game.encode(state),
-            fields,
-            events,
-            {"version": version, "seat": seat, "action": action},
-            self.config.retention_seconds if status == FINISHED else 0,
-            record,
-        )
-        if commit.version is None:
-            return Played(body, commit, None)
         after = replace(
             meta,
             version=version,
@@ -583,7 +691,21 @@ class Matches:
             seats=seats,
             clock=clock,
         )
+        outbox = self.outbox(meta, after, events)
+        commit = self.store.commit(
+            meta,
+            game.encode(state),
+            fields,
+            events,
+            {"version": version, "seat": seat, "action": action},
+            self.config.retention_seconds if status == FINISHED else 0,
+            record,
+            outbox,
+        )
+        if commit.version is None:
+            return Played(body, commit, None)
         self.settle(after, announce=announce)
+        self.deliver(after.id, outbox)
         return Played(body, commit, after)
 
     def _run_clock(
@@ -622,6 +744,7 @@ class Matches:
         queue if a bot is to decide (unless the caller, a bot job chaining decisions, plays it)."""
         if meta.clock is not None:
             self.store.set_deadline(meta.id, meta.clock["deadline"] if meta.status == ACTIVE else None)
+            feed_sweep.index_warning(self.store, meta, self.config.clock_warning_seconds)
         if announce and meta.status == ACTIVE:
             self.announce_bot_turn(meta)
 
@@ -632,29 +755,32 @@ class Matches:
 
     # -- the lifecycle (service.matches.lifecycle holds how each is done) ------------------------------
 
-    def join(self, match_id: str, choice: int | str, name: str, invite: str | None) -> dict[str, Any]:
-        """Take an open seat (``choice``: a seat number or ``"any"``); the answer holds its token."""
-        return lifecycle.join(self, match_id, choice, name, invite)
+    def join(
+        self, match_id: str, choice: int | str, name: str | None, invite: str | None, who: Caller
+    ) -> dict[str, Any]:
+        """Take an open seat (``choice``: a seat number or ``"any"``); the answer holds its token (a
+        player joins with its player token, and its seat gets none)."""
+        return lifecycle.join(self, match_id, choice, name, invite, who)
 
-    def cancel(self, match_id: str, authorization: str | None) -> dict[str, Any]:
-        """Call off a waiting match, with the creator's token."""
-        return lifecycle.cancel(self, match_id, authorization)
+    def cancel(self, match_id: str, who: Caller) -> dict[str, Any]:
+        """Call off a waiting match, with the creator's token (or the key of the match's app)."""
+        return lifecycle.cancel(self, match_id, who)
 
-    def resign(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def resign(self, match_id: str, who: Caller) -> dict[str, Any]:
         """Give the caller's seat up for good (before the start: open it again)."""
-        return lifecycle.resign(self, match_id, authorization)
+        return lifecycle.resign(self, match_id, who)
 
-    def return_to_seat(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def return_to_seat(self, match_id: str, who: Caller) -> dict[str, Any]:
         """Take the caller's away seat back from the bot that played it after its timeouts."""
-        return lifecycle.return_to_seat(self, match_id, authorization)
+        return lifecycle.return_to_seat(self, match_id, who)
 
-    def rematch(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def rematch(self, match_id: str, who: Caller) -> dict[str, Any]:
         """Offer, or take a seat in, the rematch of a finished match."""
-        return lifecycle.rematch(self, match_id, authorization)
+        return lifecycle.rematch(self, match_id, who)
 
-    def decline_rematch(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def decline_rematch(self, match_id: str, who: Caller) -> dict[str, Any]:
         """Say no to a finished match's rematch offer (withdraw it, for its offerer)."""
-        return lifecycle.decline(self, match_id, authorization)
+        return lifecycle.decline(self, match_id, who)
 
     # -- listing and hints --------------------------------------------------------------------------
 
@@ -666,14 +792,48 @@ class Matches:
         metas, cursor = self.store.list_matches(game, status, before, limit)
         return [summary(m) for m in metas], cursor
 
+    def my_matches(
+        self, key: str, status: str | None, my_turn: bool | None, before: int | None, limit: int
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """The player ``key``'s matches, newest first (by creation), filtered by ``status`` and
+        ``my_turn``, ``limit`` of them from before the cursor ``before``; and the next cursor
+        (``None``: no more).  Matches past their retention are gone, and leave the index here.
+
+        A filtered page reads on through the index until it is full, but reads at most
+        :data:`MY_MATCHES_SCAN` matches: a page may then be short, with a cursor to go on from."""
+        found: list[dict[str, Any]] = []
+        cursor, scanned, batch = before, 0, max(limit, 50)
+        while scanned < MY_MATCHES_SCAN:
+            rows = self.accounts.store.player_matches(key, cursor, batch)
+            metas = self.store.metas([mid for mid, _ in rows])
+            gone = []
+            for (mid, seq), meta in zip(rows, metas, strict=True):
+                cursor, scanned = seq, scanned + 1
+                if meta is None:
+                    gone.append(mid)
+                    continue
+                mine = my_summary(meta, key)
+                if mine is None:
+                    continue
+                if (status is None or meta.status == status) and my_turn in (None, mine["my_turn"]):
+                    found.append(mine)
+                    if len(found) == limit:
+                        break
+            self.accounts.store.forget_matches(key, gone)
+            if len(found) == limit:
+                return found, cursor
+            if len(rows) < batch:
+                return found, None
+        return found, cursor
+
     def request_hint(
-        self, match_id: str, authorization: str | None, level: str | None, think_ms: int | None, client: str
+        self, match_id: str, who: Caller, level: str | None, think_ms: int | None, client: str
     ) -> dict[str, Any]:
         """Ask a bot of ``level`` what it would play for the caller's pending decision: the hint job
         (see :meth:`bots.BotQueue.request_hint` for one hint per seat and the per-``client`` bound).
         Asking for help is acting: an away seat is its player's again."""
         meta = self.meta(match_id)
-        seat = self.caller(meta, authorization, required=True)
+        seat = self.caller(meta, who, required=True, scope=PLAY)
         meta = self.reclaim(meta, seat)
         check_decision(meta, seat)
         level, think_ms = self.bots.budget(level, think_ms, "think_ms")
@@ -683,21 +843,24 @@ class Matches:
             raise not_found(f"job {job_id!r}")
         return job_document(info)
 
-    def hint(self, job_id: str, authorization: str | None) -> dict[str, Any]:
+    def hint(self, job_id: str, who: Caller) -> dict[str, Any]:
         """A hint job of the caller's seat, ``status`` ``finished`` (with the ``action``), ``failed``
         (with an ``error``: ask again) or still running.  One refusal for a job that does not exist
         and one that is another seat's (the token is checked first), so nothing here tells whether,
         when or how another seat asked for help; a finished hint for a version the match has left is
         stale."""
-        token = bearer_or_401(authorization)
-        if token is None:
-            raise unauthorized("a seat token is required")
+        if who.kind not in (SEAT, PLAYER):
+            raise unauthorized("a seat token or a player token is required")
         info = self.bots.hint(job_id)
         loaded = self.store.load(info.meta["match_id"], state=False) if info is not None else None
         unknown = not_found(f"job {job_id!r}")
         if info is None or loaded is None:
             raise unknown
-        if auth.seat_of_token(token, loaded.meta.token_hashes) != info.meta["seat"]:
+        if who.kind == SEAT:
+            seat = auth.seat_of_token(who.token or "", loaded.meta.token_hashes)
+        else:
+            seat = seating.seat_of_player(loaded.meta.life, who.player_key)
+        if seat != info.meta["seat"]:
             raise unknown
         doc = job_document(info)
         if JobStatus(info.status) in bots.DEAD:
@@ -720,6 +883,28 @@ class Matches:
             if ev["type"] == "action"
         ]
         return {**doc, "complete": False, "seed": None, "entries": entries}
+
+
+#: Matches one "my matches" page reads at most, however few pass its filters.
+MY_MATCHES_SCAN = 1000
+
+
+def my_summary(meta: MatchMeta, key: str) -> dict[str, Any] | None:
+    """A match as its player ``key`` lists it: where it stands, the player's seat, whether the pending
+    decision is theirs and its deadline, and the result once over; ``None`` if the player has no seat
+    there (any more: a seat left before the start)."""
+    seat = next((s for s, k in seating.player_keys(meta.life).items() if k == key), None)
+    if seat is None:
+        return None
+    turn = feed.entry(feed.YOUR_TURN, meta, seat)
+    return {
+        **summary(meta),
+        "seat": seat,
+        "invited": str(seat) in meta.life.get("reserved", {}),
+        "my_turn": turn["my_turn"],
+        "deadline": turn["deadline"],
+        "result": meta.result,
+    }
 
 
 def job_document(info: bots.JobInfo) -> dict[str, Any]:

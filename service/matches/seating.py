@@ -17,7 +17,11 @@ holds what the creator chose and what happened since:
 - ``on_leave``: ``{"then": "bot" | "abort", "level": ...}``: a bot takes a resigned seat; with ``abort``
   the match ends ``aborted`` instead once no human is left;
 - ``resigned``: the seats that resigned, in order; ``rematch``: the id of the match that follows;
-  ``rematch_of``: a rematch's finished match.
+  ``rematch_of``: a rematch's finished match;
+- ``players``: seat -> the key (``<app>:<player>``) of the player who holds it (see
+  :mod:`service.matches.accounts`): a player's token acts for the seat, which has no seat token of its
+  own; a seat ``reserved`` for a player holds :func:`player_mark` of its key;
+- ``app``: the app whose key or player created the match (a private match is readable by it).
 
 Hashes only: tokens and codes are shown once, to the one entitled to them (see :mod:`service.auth`).
 """
@@ -30,6 +34,7 @@ from typing import Any
 
 from service import auth
 from service.matches.bots import think_budget
+from service.matches.identity import APP, PLAYER, Caller
 
 HUMAN, BOT, OPEN = "human", "bot", "open"
 PUBLIC, PRIVATE = "public", "private"
@@ -47,6 +52,57 @@ def new_life(visibility: str, creator_token: str, on_leave: dict[str, Any] | Non
         "resigned": [],
         "rematch": None,
     }
+
+
+def player_mark(key: str) -> str:
+    """What ``reserved`` holds for a seat kept for a player (a token hash never starts like this)."""
+    return f"player:{key}"
+
+
+def mark_of(caller: Caller) -> str:
+    """How ``reserved`` and a rematch know the caller: its player's mark, or its seat token's hash."""
+    if caller.kind == PLAYER and caller.player_key is not None:
+        return player_mark(caller.player_key)
+    return auth.hash_token(caller.token or "")
+
+
+def readable(life: dict[str, Any], who: Caller) -> bool:
+    """Whether ``who`` may read a match without holding a seat: any match that is not private, and a
+    private one by the key of its own app."""
+    if life.get("visibility") != PRIVATE:
+        return True
+    return who.kind == APP and who.app is not None and who.app == life.get("app")
+
+
+def holds_pass(life: dict[str, Any], token: str) -> bool:
+    """Whether ``token`` is a pass to the match without being a seat's: its creator's token, one of a
+    private match's invite codes, or the token a rematch's seat is kept for.  A pass reads the match
+    as a spectator (a private one too: its holder was let in by whoever handed it out)."""
+    digest = auth.hash_token(token)
+    passes = [life.get("creator", ""), *life.get("invites", {}).values(), *life.get("reserved", {}).values()]
+    found = False
+    for stored in passes:  # every one compared, as for seat tokens
+        found = hmac.compare_digest(digest, stored) or found
+    return found
+
+
+def seat_of_player(life: dict[str, Any], key: str | None) -> int | None:
+    """The seat the player ``key`` holds in the match, or ``None``."""
+    if key is None:
+        return None
+    for seat, holder in life.get("players", {}).items():
+        if holder == key:
+            return int(seat)
+    return None
+
+
+def player_keys(life: dict[str, Any]) -> dict[int, str]:
+    """Seat -> player key of every seat a player holds, and of every seat kept for one."""
+    bound = {int(s): k for s, k in life.get("players", {}).items()}
+    for seat, mark in life.get("reserved", {}).items():
+        if mark.startswith("player:") and int(seat) not in bound:
+            bound[int(seat)] = mark.removeprefix("player:")
+    return bound
 
 
 def open_seats(seats: list[dict[str, Any]]) -> list[int]:
@@ -106,12 +162,21 @@ def seat_of_invite(life: dict[str, Any], code: str) -> int | None:
 
 
 def take(
-    seats: list[dict[str, Any]], hashes: list[str], life: dict[str, Any], seat: int, name: str, token: str
+    seats: list[dict[str, Any]],
+    hashes: list[str],
+    life: dict[str, Any],
+    seat: int,
+    name: str,
+    token: str | None,
+    player: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
-    """New seats, token hashes and life after ``seat`` is taken by a player ``name`` holding ``token``."""
+    """New seats, token hashes and life after ``seat`` is taken by a player ``name``: one holding the
+    seat token ``token``, or the player ``player`` (a key: its player tokens act for the seat)."""
     seats, hashes, life = copy.deepcopy(seats), list(hashes), copy.deepcopy(life)
     seats[seat] = {"name": name, "kind": HUMAN}
-    hashes[seat] = auth.hash_token(token)
+    hashes[seat] = auth.hash_token(token) if token is not None else ""
+    if player is not None:
+        life.setdefault("players", {})[str(seat)] = player
     life["reserved"].pop(str(seat), None)
     return seats, hashes, life
 
@@ -125,6 +190,7 @@ def leave(
     seats, life = copy.deepcopy(seats), copy.deepcopy(life)
     if not started:
         seats[seat] = {"name": "", "kind": OPEN}
+        life.get("players", {}).pop(str(seat), None)
         return seats, life
     seats[seat] = bot_seat(seats[seat]["name"], life["on_leave"]["level"])
     life["resigned"].append(seat)

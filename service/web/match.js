@@ -7,7 +7,9 @@ import {describeServiceEvent, endingText, offerEndedText} from "./events.js";
 import {parseRules, ruleIds} from "./rules.js";
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const api = new Api(tokenFromFragment());
+// A page with a seat sends its token; one opened from an invitation link sends the invite code, which
+// lets it read the private match it is invited to (a pass: it reads, and the join takes a seat).
+const api = new Api(tokenFromFragment() || fragment().get("invite"));
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -485,12 +487,13 @@ async function load() {
   render();
 }
 
-/** The rematch of a finished match I played, as a spectator sees it (its seats' tokens are not this
- * page's); {status: "expired"} when the offer expired unclaimed (it may be made again). */
+/** The rematch of a finished match I played, as a spectator sees it (a rematch is private: this page's
+ * seat token, the one its seat in the rematch is kept for, reads it); {status: "expired"} when the
+ * offer expired unclaimed (it may be made again). */
 async function rematchOf(m) {
   if (m.status !== "finished" || !m.rematch || !holdsSeat(m)) return null;
   try {
-    const doc = await new Api(null).match(m.rematch);
+    const doc = await new Api(api.token).match(m.rematch);
     return {status: doc.status};
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return {status: "expired"};

@@ -1,12 +1,20 @@
 """A third-party integrator's script: one full match of every game through the Python client that
 openapi-python-client generates from openapi/openapi.json (package ``tabletop_client``).
 
-It reads only typed models (no dict lookups): the created match, legal actions, each move's result,
-the view per game (narrowed by ``isinstance``), the event page, the log and the result per game; seats
-leave out what the server defaults (a human's ``kind``, a bot's too), statuses are one enum.
-Checked with ``mypy --strict`` and run against a live server by tests/clients/test_generated_clients.py.
+It plays as an integration does (issue 25): with the operator's admin token it registers an app; with
+the app's key it names three players, mints a player token each and creates every match seating them;
+each seat is then played by its player's own client, holding its player token alone (no seat token),
+which also lists its matches and reads its feed.  A stranger without a token sees none of these private
+matches.
 
-Usage: python play_typed.py BASE_URL  (prints one line per game: game, moves, scores, winners)
+It reads only typed models (no dict lookups): the app, players and tokens, the created match, legal
+actions, each move's result, the view per game (narrowed by ``isinstance``), the event page, the log and
+the result per game, my matches and the feed's entries; seats leave out what the server defaults (a
+human's ``kind``, a bot's too), statuses are one enum.  Checked with ``mypy --strict`` and run against a
+live server by tests/clients/test_generated_clients.py.
+
+Usage: python play_typed.py BASE_URL ADMIN_TOKEN  (prints one line per game: game, moves, scores,
+winners, then one line per player: its matches and feed entries)
 """
 
 from __future__ import annotations
@@ -16,12 +24,17 @@ import sys
 from typing import assert_never
 
 from tabletop_client.api.actions import submit_action
+from tabletop_client.api.admin import create_app
 from tabletop_client.api.events import get_events, get_log
+from tabletop_client.api.feed import get_my_events
 from tabletop_client.api.games import list_games
 from tabletop_client.api.health import get_health
 from tabletop_client.api.matches import create_match, get_legal_actions, get_match
+from tabletop_client.api.me import get_me, list_my_matches
+from tabletop_client.api.players import create_player_token, put_player
 from tabletop_client.models import (
     ActionRequest,
+    AppWithKey,
     BotSeatRequest,
     BotSeatRequestLevel,
     ChinaCreatedMatch,
@@ -41,8 +54,21 @@ from tabletop_client.models import (
     ConfuciusMatch,
     ConfuciusMoveResult,
     ConfuciusView,
+    CreateApp,
+    Error,
+    FeedEntry,
+    FeedEntryType,
+    FeedPage,
     HumanSeatRequest,
     MatchStatus,
+    MintedToken,
+    MintToken,
+    MintTokenScopesItem,
+    MyMatches,
+    OpenSeatRequest,
+    Player,
+    PlayerSeatRequest,
+    PutPlayer,
     TajMahalCreatedMatch,
     TajMahalCreateMatch,
     TajMahalEventsPage,
@@ -67,22 +93,24 @@ CreateRequest = ChinaCreateMatch | ConfuciusCreateMatch | TajMahalCreateMatch | 
 AnyView = ChinaView | ConfuciusView | TajMahalView | YearOfDragonView
 
 
+#: The app's own ids for its players; seat ``i`` of every match is ``PLAYERS[i]``'s.
+PLAYERS = ("ann", "bob", "cy")
+
+
+#: What a seat of a match request may be: the generated ``seats`` lists take any of them.
+SeatRequest = HumanSeatRequest | PlayerSeatRequest | BotSeatRequest | OpenSeatRequest
+
+
+def seats(n: int) -> list[SeatRequest]:
+    """Seats naming the app's players: their display names are shown, their tokens act for them."""
+    return [PlayerSeatRequest(player=pid) for pid in PLAYERS[:n]]
+
+
 REQUESTS: list[CreateRequest] = [
-    ChinaCreateMatch(
-        game="china",
-        seats=[HumanSeatRequest(name=f"player {i}") for i in range(3)],
-        options=ChinaOptions(fortifications=True),
-        seed=7,
-    ),
-    ConfuciusCreateMatch(
-        game="confucius", seats=[HumanSeatRequest(name=f"player {i}") for i in range(3)], seed=7
-    ),
-    TajMahalCreateMatch(
-        game="taj_mahal", seats=[HumanSeatRequest(name=f"player {i}") for i in range(3)], seed=7
-    ),
-    YearOfDragonCreateMatch(
-        game="year_of_dragon", seats=[HumanSeatRequest(name=f"player {i}") for i in range(2)], seed=7
-    ),
+    ChinaCreateMatch(game="china", seats=seats(3), options=ChinaOptions(fortifications=True), seed=7),
+    ConfuciusCreateMatch(game="confucius", seats=seats(3), seed=7),
+    TajMahalCreateMatch(game="taj_mahal", seats=seats(3), seed=7),
+    YearOfDragonCreateMatch(game="year_of_dragon", seats=seats(2), seed=7),
 ]
 
 
@@ -113,15 +141,53 @@ MOVED = (ChinaMoveResult, ConfuciusMoveResult, TajMahalMoveResult, YearOfDragonM
 PAGES = (ChinaEventsPage, ConfuciusEventsPage, TajMahalEventsPage, YearOfDragonEventsPage)
 
 
-def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
+class Integration:
+    """The app (its key's client) and its players' clients, each holding its player token."""
+
+    def __init__(self, base_url: str, admin_token: str) -> None:
+        admin = AuthenticatedClient(base_url=base_url, token=admin_token, raise_on_unexpected_status=True)
+        registered = create_app.sync(client=admin, body=CreateApp(name="typed integration"))
+        assert isinstance(registered, AppWithKey) and registered.key.startswith("ta."), registered
+        self.app = AuthenticatedClient(
+            base_url=base_url, token=registered.key, raise_on_unexpected_status=True
+        )
+        self.players: dict[str, AuthenticatedClient] = {}
+        for pid in PLAYERS:
+            named = put_player.sync(pid, client=self.app, body=PutPlayer(name=pid.title()))
+            assert isinstance(named, Player) and named.name == pid.title(), named
+            scopes = [MintTokenScopesItem.READ, MintTokenScopesItem.PLAY]
+            minted = create_player_token.sync(pid, client=self.app, body=MintToken(scopes=scopes))
+            assert isinstance(minted, MintedToken) and minted.token.startswith("tp."), minted
+            token = minted.token
+            self.players[pid] = AuthenticatedClient(
+                base_url=base_url, token=token, raise_on_unexpected_status=True
+            )
+            me = get_me.sync(client=self.players[pid])
+            assert isinstance(me, Player) and me.id == pid, me
+
+    def feed(self, pid: str, after: str = "0-0") -> list[FeedEntry]:
+        """Every entry of ``pid``'s feed after ``after`` (read page by page until one is empty)."""
+        entries: list[FeedEntry] = []
+        while True:
+            page = get_my_events.sync(client=self.players[pid], after=after)
+            assert isinstance(page, FeedPage), page
+            if not page.events:
+                return entries
+            entries.extend(page.events)
+            after = page.last_id
+
+
+def play(base_url: str, team: Integration, request: CreateRequest, rng: random.Random) -> str:
     anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
-    created = create_match.sync(client=anonymous, body=request)
+    created = create_match.sync(client=team.app, body=request)
     assert isinstance(created, CREATED), created
+    assert created.tokens == [], created.tokens  # the players' tokens act for their seats
     match_id = created.id
-    seat_clients = {
-        t.seat: AuthenticatedClient(base_url=base_url, token=t.token, raise_on_unexpected_status=True)
-        for t in created.tokens
-    }
+    seated = PLAYERS[: len(created.seats)]
+    assert [s.name for s in created.seats] == [pid.title() for pid in seated]
+    seat_clients = {seat: team.players[pid] for seat, pid in enumerate(seated)}
+    hidden = get_match.sync(match_id, client=anonymous)  # private: a stranger is told nothing
+    assert isinstance(hidden, Error) and hidden.code == "not_found", hidden
     view: AnyView = created.view
     moves = 0
     seat = view.to_move
@@ -141,12 +207,12 @@ def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
         assert progress(moved.status) == ("in play" if moved.view.to_move is not None else "over"), moved
         view, moves = moved.view, moves + 1
         seat = view.to_move
-    page = get_events.sync(match_id, client=anonymous)
+    page = get_events.sync(match_id, client=seat_clients[1])
     assert isinstance(page, PAGES) and progress(page.status) == "over", page
-    log = get_log.sync(match_id, client=anonymous)
+    log = get_log.sync(match_id, client=team.app)
     assert isinstance(log, LOGS), log
     assert log.complete and len(log.entries) == moves
-    final = get_match.sync(match_id, client=anonymous)
+    final = get_match.sync(match_id, client=seat_clients[0])
     # Narrowing by the match's class types its view, result and options for that game alone.
     if isinstance(final, ChinaMatch):
         assert final.result is not None and final.view.final_scoring is not None
@@ -166,19 +232,55 @@ def play(base_url: str, request: CreateRequest, rng: random.Random) -> str:
         detail = f"track {final.result.track_order}, round {final.view.round_}"
     else:
         raise AssertionError(f"not a match document: {final!r}")
-    assert final.status is page.status is MatchStatus.FINISHED and final.your_seat is None
+    assert final.status is page.status is MatchStatus.FINISHED and final.your_seat == 0
+    for seat, pid in enumerate(seated):  # each player's own view of it: my matches
+        mine = list_my_matches.sync(client=team.players[pid], status=MatchStatus.FINISHED)
+        assert isinstance(mine, MyMatches), mine
+        (summary,) = [m for m in mine.matches if m.id == match_id]
+        assert summary.seat == seat and not summary.my_turn and summary.version == final.version, summary
+        assert summary.result is not None and summary.result.additional_properties["scores"] == scores
     return f"{final.game} moves={moves} scores={scores} winners={winners} {detail}"
 
 
+def follow(team: Integration, pid: str, games: int) -> str:
+    """``pid``'s feed after every game: for each match it sat in, ``invited`` first and ``match_over``
+    last, a ``your_turn`` per decision of its in between, each entry saying where its match stood."""
+    entries = team.feed(pid)
+    by_match: dict[str, list[FeedEntry]] = {}
+    for entry in entries:
+        by_match.setdefault(entry.match_id, []).append(entry)
+    assert len(by_match) == games, sorted(by_match)
+    turns = 0
+    for match_entries in by_match.values():
+        kinds = [e.type_ for e in match_entries]
+        assert kinds[0] is FeedEntryType.INVITED and kinds[-1] is FeedEntryType.MATCH_OVER, kinds
+        assert match_entries[-1].status is MatchStatus.FINISHED and match_entries[-1].result is not None
+        versions = [e.version for e in match_entries]
+        assert versions == sorted(versions), versions
+        for entry in match_entries:
+            if entry.type_ is FeedEntryType.YOUR_TURN:
+                assert entry.my_turn and entry.to_move == entry.seat, entry
+                turns += 1
+    assert turns > 0 and team.feed(pid, entries[-1].id) == []
+    mine = list_my_matches.sync(client=team.players[pid], my_turn=True)
+    assert isinstance(mine, MyMatches) and mine.matches == [], mine  # every match is over
+    return f"{pid} matches={len(by_match)} entries={len(entries)} your_turn={turns}"
+
+
 def main() -> None:
-    anonymous = Client(base_url=sys.argv[1], raise_on_unexpected_status=True)
+    base_url, admin_token = sys.argv[1], sys.argv[2]
+    anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
     # Every operation has a name of its own (operationId), the catalogue and health ones too.
     assert get_health.sync(client=anonymous) is not None
     assert list_games.sync(client=anonymous) is not None
     assert A_BOT.to_dict() == {"name": "a bot", "kind": "bot", "level": "easy"}, A_BOT.to_dict()
+    assert PlayerSeatRequest(player="ann").to_dict() == {"player": "ann"}
+    team = Integration(base_url, admin_token)
     rng = random.Random(15)
     for request in REQUESTS:
-        print(play(sys.argv[1], request, rng), flush=True)
+        print(play(base_url, team, request, rng), flush=True)
+    for pid in PLAYERS:
+        print(follow(team, pid, sum(len(r.seats) > PLAYERS.index(pid) for r in REQUESTS)), flush=True)
 
 
 if __name__ == "__main__":

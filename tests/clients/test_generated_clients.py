@@ -1,8 +1,10 @@
 """The clients integrators generate from the committed spec work (issue 15, point 4).
 
 - openapi-python-client generates ``tabletop_client``; ``play_typed.py``, written against it alone,
-  passes ``mypy --strict`` and plays one full match of every game against a real server, reading
-  typed views and results;
+  passes ``mypy --strict`` and plays one full match of every game against a real server as an
+  integration does (issue 25): an app registered through the admin API names three players and mints
+  their tokens, creates each match seating them, and every seat is played with its player's token,
+  which then lists the player's matches and reads its feed; it reads typed views and results;
 - openapi-typescript generates the TypeScript types; ``clients/typescript/example.ts`` compiles
   with ``tsc --strict`` (narrowing match documents by ``game`` and events by ``type``), and an
   action with a field its schema lacks does not.
@@ -29,6 +31,8 @@ SPEC = ROOT / "openapi" / "openapi.json"
 SCRIPT = Path(__file__).with_name("play_typed.py")
 TYPESCRIPT = ROOT / "clients" / "typescript"
 BIN = Path(sys.executable).parent
+#: The operator's token of the test server: play_typed.py registers its app with it.
+ADMIN = "admin-token-of-the-generated-clients-test"
 
 
 def run(
@@ -65,16 +69,28 @@ def test_the_typed_script_passes_mypy_strict(python_client):
     assert "Success" in done.stdout
 
 
-def test_the_generated_python_client_plays_every_game(python_client, redis_url, tmp_path):
-    with ApiServer(redis_url, tmp_path / "api.log", workers=1) as api:
+def test_the_generated_python_client_plays_every_game_through_player_tokens(
+    python_client, redis_url, tmp_path
+):
+    with ApiServer(redis_url, tmp_path / "api.log", workers=1, admin_token=ADMIN) as api:
         env = {**os.environ, "PYTHONPATH": str(python_client)}
-        done = run(sys.executable, SCRIPT, api.base, env=env)
+        done = run(sys.executable, SCRIPT, api.base, ADMIN, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == ["china", "confucius", "taj_mahal", "year_of_dragon"]
-    assert sorted(line.split()[0] for line in lines) == sorted(GAMES)
-    for line in lines:
-        assert int(line.split()[1].removeprefix("moves=")) > 10, line
+    games, players = lines[: len(GAMES)], lines[len(GAMES) :]
+    assert [line.split()[0] for line in games] == ["china", "confucius", "taj_mahal", "year_of_dragon"]
+    assert sorted(line.split()[0] for line in games) == sorted(GAMES)
+    moves = [int(line.split()[1].removeprefix("moves=")) for line in games]
+    assert all(n > 10 for n in moves), games
+    # ann and bob sat in every match, cy in the three-seat ones; a your_turn entry is a pending decision
+    # (consecutive decisions of one seat may share one), so there are no more of them than moves.
+    assert [line.split()[:2] for line in players] == [
+        ["ann", "matches=4"],
+        ["bob", "matches=4"],
+        ["cy", "matches=3"],
+    ]
+    turns = [int(line.split()[3].removeprefix("your_turn=")) for line in players]
+    assert all(t > 0 for t in turns) and sum(turns) <= sum(moves), (turns, moves)
 
 
 @pytest.fixture(scope="module")

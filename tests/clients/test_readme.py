@@ -20,6 +20,8 @@ from tabletop_client import ApiError, Client
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The admin token the README's "Apps and players" starts the development server with.
+ADMIN_TOKEN = "dev-admin-secret"
 
 
 def block(marker: str) -> str:
@@ -33,7 +35,7 @@ def block(marker: str) -> str:
 def api(tmp_path_factory) -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
-    env.update(PYTHONPATH=str(ROOT))
+    env.update(PYTHONPATH=str(ROOT), TABLETOP_ADMIN_TOKEN=ADMIN_TOKEN)  # as "Apps and players" starts it
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         cwd=tmp_path_factory.mktemp("serve"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -76,3 +78,35 @@ def test_the_bot_hint_example_waits_for_the_turn_and_reads_the_hint(api):
     (line,) = run(block("bot-hint"), api)
     hint = json.loads(line)
     assert hint["status"] == "finished" and isinstance(hint["action"], dict) and "type" in hint["action"]
+
+
+def test_the_apps_and_players_walkthrough_plays_through_player_tokens_and_the_feed(api):
+    assert f"TABLETOP_ADMIN_TOKEN={ADMIN_TOKEN} ./dev.sh serve" in README
+    lines = run(block("apps-and-players"), api)
+    app, ann, bob, token, match, mine = (json.loads(line) for line in lines[:6])
+    assert (
+        app["status"] == "active" and app["key"].startswith(f"ta.{app['id']}.") and app["key"].endswith("…")
+    )
+    assert len(app["key"]) < 30  # the example shows only the key's start
+    assert (ann, bob) == ({"id": "ann", "name": "Ann"}, {"id": "bob", "name": "Bob"})
+    assert set(token) == {"id", "scopes"} and token["scopes"] == ["play", "read"]
+    first = match["to_move"]
+    assert match == {"status": "active", "visibility": "private", "seats": ["Ann", "Bob"], "tokens": [],
+                     "to_move": first}  # fmt: skip
+    assert mine == {"game": "year_of_dragon", "status": "active", "seat": 0, "to_move": first,
+                    "my_turn": first == 0}  # fmt: skip
+    rest = lines[6:]
+    feed = [json.loads(line) for line in rest[: 3 if first == 1 else 2]]
+    assert [e["type"] for e in feed] == ["invited", "match_started", "your_turn"][: len(feed)]
+    assert all(e["my_turn"] == (first == 1) for e in feed)
+    rest = rest[len(feed) :]
+    moves = [json.loads(line) for line in rest if line.startswith('{"version"')]
+    assert [m["version"] for m in moves] == list(range(1, len(moves) + 1)) and moves
+    assert all(m["to_move"] == first for m in moves[:-1]) and moves[-1]["to_move"] == 1 - first
+    polled = json.loads(rest[len(moves)])
+    assert polled == {"type": "your_turn", "version": moves[-1]["version"], "my_turn": True}
+    sse = rest[len(moves) + 1 :]
+    assert sse[0] == ": heartbeat" and sse[2].startswith("id: ") and sse[3] == "event: your_turn", sse
+    entry = json.loads(sse[4].removeprefix("data: "))
+    assert entry["id"] == sse[2].removeprefix("id: ") and entry["version"] == polled["version"]
+    assert entry["seat"] == 1 - first and entry["to_move"] == 1 - first

@@ -12,6 +12,7 @@ from devtools.private_cluster import PrivateCluster
 from service.http.app import create_app
 from tests.cluster.conftest import cluster_config
 from tests.contract.test_schemathesis import (  # noqa: F401  (fixtures and tests, run here on the cluster)
+    ADMIN_TOKEN,
     api_schema,
     live_match,
     state_machine,
@@ -25,6 +26,11 @@ from tests.service.conftest import TEST_GAMES
 def app(cluster: PrivateCluster, queue_url: str) -> Flask:
     cluster.flush()
     config: Any = cluster_config(  # no hint bound, as in tests/contract/test_schemathesis.py
-        cluster, queue_url, max_wait_seconds=0.05, stream_max_seconds=0.3, max_hints_per_address=0
+        cluster,
+        queue_url,
+        max_wait_seconds=0.05,
+        stream_max_seconds=0.3,
+        max_hints_per_address=0,
+        admin_token=ADMIN_TOKEN,
     )
     return create_app(config, games=TEST_GAMES)

@@ -1,27 +1,35 @@
 """Schemathesis against the app, in process, over a real Redis.
 
 Stateless: for every operation, positive and negative requests generated from the spec, both against
-unknown ids and against a live match with a valid seat token.  Stateful: sequences that follow the
-spec's OpenAPI links from ``createMatch``.  No response may be a 5xx or differ from the spec (status,
-content type, headers, body schema).  Bounded in examples so CI stays fast.
+unknown ids and with valid credentials: a live match with a valid seat token, or with the player token of
+a player seated there; the apps' admin API with the admin token; players and tokens with an app key
+naming its own live player; "me" with a player token, and with an app key naming its player.
+Stateful: sequences that follow the spec's OpenAPI links from ``createMatch``.  No response may be a 5xx
+or differ from the spec (status, content type, headers, body schema).  Bounded in examples so CI stays
+fast.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
 from service.config import Config
 from service.http.app import OFFLINE_REDIS_URL, create_app
+from service.matches.identity import APP, SCOPES, Caller
 from tests.service.conftest import TEST_GAMES, make_config
 
 EXAMPLES = 20
+ADMIN_TOKEN = "contract-admin-token"
+#: The credentials a case runs with besides none at all (see :func:`credentials_for`).
+SEAT, PLAYER, APP_KEY, ADMIN = "seat", "player", "app", "admin"
 #: In a game API schema-valid does not mean acceptable: a well-formed move may break a rule (422) or
 #: come without a version (428), a well-formed seat list may not fit the game's player counts.  Every
 #: other built-in check runs.
@@ -31,9 +39,25 @@ SETTINGS = settings(
 )
 
 
-def _cases() -> list[tuple[str, str, GenerationMode, bool]]:
-    """(method, path, mode, live) for every operation: negative data only where the spec constrains an
-    input (else there is nothing to violate), a live match only where the path names one."""
+def credentials_for(path: str) -> tuple[str, ...]:
+    """The valid credentials worth sending to ``path``: the match's seat token or a seated player's
+    token on a match's paths, the admin token on the admin API, an app key on its players' paths and
+    on ``/v1/apps/me``, a player token (or an app key naming the player) on ``/v1/me``."""
+    if "{match_id}" in path:
+        return (SEAT, PLAYER)
+    if path.startswith("/v1/admin/"):
+        return (ADMIN,)
+    if path.startswith("/v1/players") or path == "/v1/apps/me":
+        return (APP_KEY,)
+    if path.startswith("/v1/me"):
+        return (PLAYER, APP_KEY)
+    return ()
+
+
+def _cases() -> list[tuple[str, str, GenerationMode, str]]:
+    """(method, path, mode, credential) for every operation: negative data only where the spec
+    constrains an input (else there is nothing to violate); no credential (``""``), and each valid one
+    the path takes (:func:`credentials_for`)."""
     app = create_app(Config(redis_url=OFFLINE_REDIS_URL), games=TEST_GAMES)
     paths = app.test_client().get("/openapi.json").json["paths"]
     cases = []
@@ -46,8 +70,8 @@ def _cases() -> list[tuple[str, str, GenerationMode, bool]]:
                 for p in op.get("parameters", [])
             )
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)[: 2 if negatable else 1]:
-                for live in (False, True)[: 2 if "{match_id}" in path else 1]:
-                    cases.append((method.upper(), path, mode, live))
+                for credential in ("", *credentials_for(path)):
+                    cases.append((method.upper(), path, mode, credential))
     return cases
 
 
@@ -58,7 +82,13 @@ CASES = _cases()
 def app(redis_url):
     # Every call comes from one address and no worker answers a hint, so the per-address bound on hints
     # in flight (tested in tests/workers/test_hint_fairness.py) would soon refuse every hint here.
-    config = make_config(redis_url, max_wait_seconds=0.05, stream_max_seconds=0.3, max_hints_per_address=0)
+    config = make_config(
+        redis_url,
+        max_wait_seconds=0.05,
+        stream_max_seconds=0.3,
+        max_hints_per_address=0,
+        admin_token=ADMIN_TOKEN,
+    )
     return create_app(config, games=TEST_GAMES)
 
 
@@ -67,30 +97,99 @@ def api_schema(app):
     return schemathesis.openapi.from_wsgi("/openapi.json", app)
 
 
+@dataclass
+class Live:
+    """What the stateless cases send with valid credentials: an anonymous live match and its seat
+    token (made once), and :meth:`accounts` (made fresh for each case, as a case may revoke them)."""
+
+    app: Any
+    match_id: str
+    token: str
+
+    def accounts(self) -> dict[str, Any]:
+        """A new app (made through the domain: the operator's API may be off, as on the cluster) with
+        two players, ann and bob, a token each, and a private match between them; the ids a case's
+        path names and the token of the player to move."""
+        svc = self.app.extensions["tabletop"]
+        made = svc.accounts.create_app("contract")
+        key = Caller(APP, app=made["id"], scopes=frozenset(SCOPES))
+        tokens = {}
+        for pid in ("ann", "bob"):
+            svc.accounts.put_player(key, pid, pid.title(), False)
+            tokens[pid] = svc.accounts.mint_token(key, pid, ["play"], None)
+        match = svc.matches.create(
+            {
+                "game": "high_card",
+                "options": {},
+                "seats": [{"kind": "human", "player": p} for p in tokens],
+                # Public: a private match is 404 to a request without credentials (tested in
+                # tests/service/test_accounts.py), where schemathesis' ignored_auth expects 401.
+                "visibility": "public",
+            },
+            caller=key,
+        )
+        mover = ("ann", "bob")[match["to_move"]]
+        return {
+            "app_id": made["id"],
+            "app_key": made["key"],
+            "player_id": mover,
+            "token_id": tokens[mover]["id"],
+            "player_token": tokens[mover]["token"],
+            "match_id": match["id"],
+        }
+
+
 @pytest.fixture(scope="module")
 def live_match(app):
     resp = app.test_client().post(
         "/v1/matches", json={"game": "high_card", "seats": [{"name": "a"}, {"name": "b"}]}
     )
-    return resp.json["id"], resp.json["tokens"][0]["token"]
+    return Live(app, resp.json["id"], resp.json["tokens"][0]["token"])
+
+
+def case_overrides(path: str, credential: str, live: Live, mode: GenerationMode) -> dict[str, Any]:
+    """The fixed parts of a case sent with ``credential``: its Authorization header, and the path
+    parameters (and ``player``) that name what that credential may reach."""
+    if credential == SEAT:
+        return {"path_parameters": {"match_id": live.match_id}, "headers": bearer(live.token)}
+    ids = live.accounts()
+    names = {"match_id": ids["match_id"], "app_id": ids["app_id"], "player_id": ids["player_id"]}
+    names["token_id"] = ids["token_id"]
+    out: dict[str, Any] = {"path_parameters": {k: v for k, v in names.items() if f"{{{k}}}" in path}}
+    if credential == PLAYER:
+        out["headers"] = bearer(ids["player_token"])
+    elif credential == ADMIN:
+        out["headers"] = bearer(ADMIN_TOKEN)
+    else:
+        out["headers"] = bearer(ids["app_key"])
+        if path.startswith("/v1/me") and mode == GenerationMode.POSITIVE:  # negative: ``player`` is fuzzed
+            out["query"] = {"player": ids["player_id"]}
+    return out
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.parametrize(
-    ("method", "path", "mode", "live"),
+    ("method", "path", "mode", "credential"),
     CASES,
-    ids=[f"{m} {p} {mode.value}{' live' if live else ''}" for m, p, mode, live in CASES],
+    ids=[f"{m} {p} {mode.value}{f' {c}' if c else ''}" for m, p, mode, c in CASES],
 )
-def test_operation_conforms(api_schema, live_match, method, path, mode, live):
+def test_operation_conforms(api_schema, live_match, method, path, mode, credential):
     operation = api_schema[path][method]
-    kwargs = {}
-    if live:
-        match_id, token = live_match
-        kwargs = {"path_parameters": {"match_id": match_id}, "headers": {"Authorization": f"Bearer {token}"}}
+    kwargs = case_overrides(path, credential, live_match, mode) if credential else {}
+    excluded = list(EXCLUDED)
+    if credential and any(p["in"] == "header" for p in operation.definition.raw.get("parameters", [])):
+        # Schemathesis takes our Authorization for a generated one on an operation that declares header
+        # parameters (getMyEvents: Last-Event-ID) and calls the 200 it earns "ignored auth"; without
+        # credentials (the cases with credential "") the check runs.
+        excluded.append(ignored_auth)
 
     @given(case=operation.as_strategy(generation_mode=mode, **kwargs))
     @SETTINGS
     def run(case):
-        case.call_and_validate(excluded_checks=EXCLUDED)
+        case.call_and_validate(excluded_checks=excluded)
 
     run()
 
@@ -125,6 +224,9 @@ def state_machine(app):
                 # (invisible and bidirectional characters), and names are fuzzed stateless.
                 if isinstance(seats, list) and all(isinstance(s, dict) for s in seats):
                     case.body["seats"] = [{"name": f"p{i}"} for i in range(len(seats))]
+                # Public: the machine reads whose turn it is as a spectator, to which a private match
+                # is 404 (private matches are fuzzed stateless, with their tokens).
+                case.body["visibility"] = "public"
             match_id = (case.path_parameters or {}).get("match_id")
             if match_id in self.tokens:
                 doc = spectator.get(f"/v1/matches/{match_id}").json

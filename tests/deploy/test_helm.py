@@ -41,6 +41,7 @@ RENDER_SETS = [
         "worker.autoscaling.queueLength.enabled=true",
         "api.autoscaling.enabled=false",
         "imagePullSecrets[0].name=registry",
+        "admin.existingSecret=tabletop-admin",
     ],
     # Past one node: the state on a Redis Cluster, the queue on a Redis of its own.
     ["redis.url=redis://redis-cluster-0:6379", "redis.cluster=true", "redis.queueUrl=redis://queue:6379/0"],

@@ -149,7 +149,7 @@ def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, g
     api = Client(base_url)
     done = api.match(match_id, token)
     assert done["status"] == "finished"
-    log = api.log(match_id)
+    log = api.log(match_id, token)  # the start page's matches are private: a seat reads them
     mine = [e for e in log["entries"] if e["seat"] == 0]
     assert moves == len(mine) > 0  # every click was one accepted move, and no move was made for me
     result = page.locator("#result")
@@ -418,7 +418,8 @@ def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base
     finally:
         guest_context.close()
     match_id = urlparse(page.url).path.rsplit("/", 1)[1]
-    done = Client(base_url).match(match_id)
+    seat_token = parse_qs(urlparse(page.url).fragment)["token"][0]
+    done = Client(base_url).match(match_id, seat_token)  # a private match: a seat's token reads it
     assert done["status"] == "finished" and done["resigned"] == [1]
     assert done["seats"][1]["kind"] == "bot"
 

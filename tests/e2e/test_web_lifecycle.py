@@ -180,8 +180,9 @@ def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
     page.wait_for_selector(f"#log li[data-type=match_over]:text-is('{sentence}')")
     assert other.locator("#rematch, #decline-rematch").count() == 0  # no offer to take any more
     assert page.locator("#lifecycle").is_hidden()
-    assert api.match(rematch_id)["status"] == "aborted"
-    over = [e for e in api.events(rematch_id)["events"] if e["type"] == "match_over"]
+    # A rematch is private: the token its seat was kept for (bob's old one) reads it.
+    assert api.match(rematch_id, bob)["status"] == "aborted"
+    over = [e for e in api.events(rematch_id, bob)["events"] if e["type"] == "match_over"]
     assert [(e["status"], e["reason"]) for e in over] == [("aborted", reason)]
     said = [e for e in api.events(mid)["events"] if e["type"] == "rematch_declined"]
     assert [(e["match_id"], e["reason"]) for e in said] == [(rematch_id, reason)]

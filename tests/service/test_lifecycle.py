@@ -14,6 +14,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.matches.identity import Caller
 from service.matches.operations import Matches
 from service.store import Store
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
@@ -205,7 +206,8 @@ def test_rematch_rotates_the_seats_and_starts_when_every_player_has_asked(client
     new = client.get(f"/v1/matches/{new_id}", headers=bearer(second.json["token"])).json
     assert new["your_seat"] == 1 and [s["name"] for s in new["seats"]] == ["p1", "p0"]
     assert new["options"] == finished["options"] and new["version"] == 2
-    assert client.get(f"/v1/matches/{new_id}/log").json["seed"] is None  # a new seed, not shown yet
+    log = client.get(f"/v1/matches/{new_id}/log", headers=bearer(second.json["token"])).json
+    assert log["seed"] is None  # a new seed, not shown yet (a rematch is private: a seat's token reads)
 
 
 # -- clocks ---------------------------------------------------------------------------------------
@@ -322,7 +324,7 @@ def test_a_waiting_match_runs_no_clock_until_it_starts(timed: tuple[Matches, Fak
     )
     assert doc["status"] == "waiting" and doc["clock"]["deadline"] is None
     clock.t += 500
-    joined = lifecycle.join(matches, doc["id"], "any", "b", None)
+    joined = lifecycle.join(matches, doc["id"], "any", "b", None, Caller())
     assert joined["match"]["status"] == "active" and joined["match"]["clock"]["deadline"] == clock.t + 20
     assert matches.store.claim_due(clock.t + 21, 5, 30) == [doc["id"]]
 
@@ -355,7 +357,9 @@ def test_both_players_asking_for_a_rematch_at_once_get_one_rematch(app: Flask) -
         assert [answers[s].status_code for s in (0, 1)] == [200, 200], [answers[s].json for s in (0, 1)]
         assert answers[0].json["match_id"] == answers[1].json["match_id"] == table.get(0).json["rematch"]
         assert {answers[0].json["seat"], answers[1].json["seat"]} == {0, 1}
-        rematch = app.test_client().get(f"/v1/matches/{answers[0].json['match_id']}").json
+        rematch = app.test_client().get(  # a rematch is private: read with a seat's token
+            f"/v1/matches/{answers[0].json['match_id']}", headers=bearer(answers[0].json["token"])
+        ).json
         assert rematch["status"] == "active" and rematch["version"] == 2
         rematch_events = [e for e in events(app.test_client(), table.id) if e["type"] == "rematch"]
         assert len(rematch_events) == 1

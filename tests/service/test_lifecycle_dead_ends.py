@@ -23,6 +23,7 @@ from service import auth
 from service.http.app import create_app
 from service.matches import lifecycle, names
 from service.matches.errors import Conflict, Forbidden, Unauthorized
+from service.matches.identity import SEAT, Caller
 from service.matches.operations import Matches, Move
 from service.store import Store
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
@@ -64,7 +65,7 @@ def test_the_offerer_resigning_the_rematch_before_it_starts_withdraws_the_offer(
     resigned = client.post(f"/v1/matches/{new_id}/resign", headers=bearer(offer.json["token"]))
     assert resigned.status_code == 200, resigned.json
     assert resigned.json["status"] == "aborted"
-    assert events(client, new_id)[-1]["reason"] == "withdrawn"
+    assert events(client, new_id, offer.json["token"])[-1]["reason"] == "withdrawn"  # private: a token
     note = events(client, table.id)[-1]
     assert (note["type"], note["match_id"], note["reason"]) == ("rematch_declined", new_id, "withdrawn")
     # Nothing is left waiting, and the offer stays ended for both players.
@@ -81,7 +82,7 @@ def test_a_player_declines_the_rematch_offered_to_them(client: FlaskClient) -> N
     declined = decline(table, 1)
     assert declined.status_code == 200, declined.json
     assert declined.json["id"] == offer.json["match_id"] and declined.json["status"] == "aborted"
-    assert events(client, offer.json["match_id"])[-1]["reason"] == "declined"
+    assert events(client, offer.json["match_id"], offer.json["token"])[-1]["reason"] == "declined"
     assert events(client, table.id)[-1]["reason"] == "declined"
     # The offerer's rematch token can do nothing more in it.
     refused = client.post(f"/v1/matches/{offer.json['match_id']}/resign", headers=bearer(offer.json["token"]))
@@ -91,9 +92,10 @@ def test_a_player_declines_the_rematch_offered_to_them(client: FlaskClient) -> N
 
 def test_the_offerer_withdraws_and_a_started_rematch_cannot_be_declined(client: FlaskClient) -> None:
     table = finished(client)
-    rematch(table, 1)
+    offered = rematch(table, 1)
     withdrawn = decline(table, 1)
-    assert withdrawn.status_code == 200 and events(client, withdrawn.json["id"])[-1]["reason"] == "withdrawn"
+    assert withdrawn.status_code == 200
+    assert events(client, withdrawn.json["id"], offered.json["token"])[-1]["reason"] == "withdrawn"
 
     other = finished(client)
     rematch(other, 0)
@@ -110,7 +112,8 @@ def test_an_unclaimed_rematch_offer_expires_and_can_be_made_again(
     table = finished(client)
     offer = rematch(table, 0)
     new_id = offer.json["match_id"]
-    until(lambda: client.get(f"/v1/matches/{new_id}").status_code == 404)
+    # A private match is 404 to a spectator anyway: its keys tell that it expired.
+    until(lambda: not redis_client.exists(f"tt:{{m:{new_id}}}:meta"))
     assert table.get(0).json["status"] == "finished"  # the finished match is kept for its retention
     again = rematch(table, 1)
     assert again.status_code == 200 and again.json["match_id"] == new_id and again.json["status"] == "waiting"
@@ -139,8 +142,9 @@ def test_leaving_a_private_seat_no_code_can_fill_ends_the_match(client: FlaskCli
     assert joined.status_code == 200
     left = client.post(table.url("/resign"), headers=bearer(table.tokens[0]))  # the creator's named seat
     assert left.status_code == 200 and left.json["status"] == "aborted"
-    assert [e["type"] for e in events(client, table.id)][-2:] == ["seat_left", "match_over"]
-    assert events(client, table.id)[-1]["reason"] == "abandoned"
+    seen = events(client, table.id, joined.json["token"])  # a private match: read with a seat's token
+    assert [e["type"] for e in seen][-2:] == ["seat_left", "match_over"]
+    assert seen[-1]["reason"] == "abandoned"
 
 
 # -- waiting matches expire -------------------------------------------------------------------------
@@ -176,7 +180,7 @@ def test_expired_private_waiting_matches_leave_no_ids_in_the_indexes(
     """No listing shows (and prunes) private matches: creating one drops the expired ones' ids."""
     client = create_app(make_config(redis_url, waiting_seconds=1), games=TEST_GAMES).test_client()
     old = [open_match(client, visibility="private").id for _ in range(2)]
-    until(lambda: all(client.get(f"/v1/matches/{mid}").status_code == 404 for mid in old))
+    until(lambda: not any(redis_client.exists(f"tt:{{m:{mid}}}:meta") for mid in old))
     new = open_match(client, visibility="private").id
     for index in ("tt:private:waiting", "tt:private:*"):
         assert redis_client.zrange(index, 0, -1) == [new.encode()]
@@ -242,9 +246,9 @@ def test_a_seat_out_of_time_is_away_and_its_player_takes_it_back_by_returning(
     assert matches.meta(mid).to_move == seat and matches.meta(mid).clock["deadline"] is None  # a bot's turn
 
     clock.t += 100
-    doc = lifecycle.return_to_seat(matches, mid, f"Bearer {token}")
+    doc = lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
     assert doc["your_seat"] == seat and doc["seats"][seat]["kind"] == "human" and doc["view"]
-    legal = matches.legal_actions(mid, f"Bearer {token}")
+    legal = matches.legal_actions(mid, Caller(SEAT, token=token))
     assert legal["seat"] == seat and legal["actions"]
     meta = matches.meta(mid)
     assert meta.seats[seat] == {"name": meta.seats[seat]["name"], "kind": "human"}
@@ -263,7 +267,7 @@ def test_reading_the_legal_actions_leaves_an_away_seat_away(timed: tuple[Matches
     before = matches.meta(mid)
     events = matches.store.events_after(mid, "0-0")
     with pytest.raises(Forbidden) as refused:
-        matches.legal_actions(mid, f"Bearer {token}")
+        matches.legal_actions(mid, Caller(SEAT, token=token))
     assert refused.value.code == "seat_away" and f"POST /v1/matches/{mid}/return" in refused.value.message
     assert matches.meta(mid) == before and matches.store.events_after(mid, "0-0") == events
 
@@ -273,20 +277,20 @@ def test_returning_twice_is_not_away_the_second_time_and_a_resigned_seat_cannot_
 ) -> None:
     matches, clock = timed
     mid, seat, token = away_match(matches, clock)
-    lifecycle.return_to_seat(matches, mid, f"Bearer {token}")
+    lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
     version = matches.meta(mid).version
     with pytest.raises(Conflict) as again:
-        lifecycle.return_to_seat(matches, mid, f"Bearer {token}")
+        lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
     assert again.value.code == "not_away" and again.value.details == {"seat": seat}
     assert matches.meta(mid).version == version  # nothing written
 
     mid, _, token = away_match(matches, clock)
-    lifecycle.resign(matches, mid, f"Bearer {token}")
+    lifecycle.resign(matches, mid, Caller(SEAT, token=token))
     with pytest.raises(Forbidden) as left:
-        lifecycle.return_to_seat(matches, mid, f"Bearer {token}")
+        lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
     assert left.value.code == "seat_left"
     with pytest.raises(Unauthorized):
-        lifecycle.return_to_seat(matches, mid, None)
+        lifecycle.return_to_seat(matches, mid, Caller())
 
 
 def test_an_away_seats_move_brings_its_player_back_and_is_played(timed: tuple[Matches, FakeTime]) -> None:
@@ -295,7 +299,7 @@ def test_an_away_seats_move_brings_its_player_back_and_is_played(timed: tuple[Ma
     others_move_until(matches, mid, seat)
     meta, state = matches.meta_and_state(mid)
     action = matches.games[meta.game].legal_actions(state)[0]
-    body = matches.move(mid, f"Bearer {token}", Move(action, None, meta.version, None))
+    body = matches.move(mid, Caller(SEAT, token=token), Move(action, None, meta.version, None))
     assert body["version"] == meta.version + 2  # the return, then the move
     assert matches.meta(mid).seats[seat]["kind"] == "human"
     types = [e.event["type"] for e in matches.store.events_after(mid, f"{meta.version + 1}-0")]
@@ -307,10 +311,10 @@ def test_only_resigning_gives_an_away_seat_up_and_an_away_player_may_ask_for_a_r
 ) -> None:
     matches, clock = timed
     mid, seat, token = away_match(matches, clock)
-    resigned = lifecycle.resign(matches, mid, f"Bearer {token}")
+    resigned = lifecycle.resign(matches, mid, Caller(SEAT, token=token))
     assert resigned["resigned"] == [seat] and "away" not in resigned["seats"][seat]
     with pytest.raises(Forbidden) as refused:
-        matches.legal_actions(mid, f"Bearer {token}")
+        matches.legal_actions(mid, Caller(SEAT, token=token))
     assert refused.value.code == "seat_left"
 
     mid, seat, token = away_match(matches, clock)
@@ -319,7 +323,7 @@ def test_only_resigning_gives_an_away_seat_up_and_an_away_player_may_ask_for_a_r
             jobs.take_turns(matches, mid, meta.version)
         else:
             other_seat_moves(matches, mid)
-    offer = lifecycle.rematch(matches, mid, f"Bearer {token}")
+    offer = lifecycle.rematch(matches, mid, Caller(SEAT, token=token))
     assert offer["status"] == "waiting" and offer["token"]
 
 

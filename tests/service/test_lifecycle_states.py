@@ -19,6 +19,7 @@ from service import auth
 from service.http.errors import from_refusal
 from service.matches import lifecycle, seating
 from service.matches.errors import MatchError
+from service.matches.identity import SEAT, Caller
 from service.matches.operations import Matches
 from service.store import ABORTED, ACTIVE, FINISHED, WAITING, Store
 from tests.service.conftest import TEST_GAMES, make_config
@@ -71,14 +72,16 @@ class MatchLife(RuleBasedStateMachine):
     def meta(self) -> Any:
         return self.matches.meta(self.id)
 
-    def _bearer(self, seat: int) -> str:
-        return f"Bearer {self.tokens[seat]}"
+    def _bearer(self, seat: int) -> Caller:
+        return Caller(SEAT, token=self.tokens[seat])
 
     @rule(choice=st.one_of(st.just("any"), st.integers(0, 3)), code_of=st.integers(0, 3))
     def join(self, choice: int | str, code_of: int) -> None:
         """Join a seat; in a private match with the invite code of seat ``code_of`` (if it has one)."""
         try:
-            joined = lifecycle.join(self.matches, self.id, choice, "joiner", self.invites.get(code_of))
+            joined = lifecycle.join(
+                self.matches, self.id, choice, "joiner", self.invites.get(code_of), Caller()
+            )
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert exc.status in (403, 409, 422), exc.message
@@ -98,7 +101,7 @@ class MatchLife(RuleBasedStateMachine):
     @rule()
     def cancel(self) -> None:
         try:
-            lifecycle.cancel(self.matches, self.id, f"Bearer {self.creator}")
+            lifecycle.cancel(self.matches, self.id, Caller(SEAT, token=self.creator))
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert exc.status == 409 and self.meta().status != WAITING

@@ -18,6 +18,7 @@ from rq.registry import FailedJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
 from service.matches.bots import QUICK_QUEUE, THINK_QUEUE, bot_job_id
+from service.matches.identity import SEAT, Caller
 from service.matches.operations import Matches, Move
 from tests.service.high_card import GAME as HIGH_CARD
 from workers import jobs
@@ -58,7 +59,7 @@ def test_a_human_move_that_leaves_a_bot_to_move_enqueues_its_turn(matches):
     token = doc["tokens"][0]["token"]
     state = HIGH_CARD.setup(2, {}, seed=3)
     move = Move(HIGH_CARD.legal_actions(state)[0], 0, None, None)
-    body = matches.move(doc["id"], f"Bearer {token}", move)
+    body = matches.move(doc["id"], Caller(SEAT, token=token), move)
     assert body["to_move"] == 1
     assert queued(matches) == [bot_job_id(doc["id"], 1)]
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import flask_smorest
-from flask import Flask, current_app
+from flask import Flask, current_app, g, request
 from flask_smorest import Api
 
 from service.config import Config
 from service.http.jsonbody import BodyParser
 from service.http.metrics import Metrics
 from service.live import LiveEvents
+from service.matches.accounts import Accounts
+from service.matches.identity import Caller
 from service.matches.operations import Matches
 
 #: Where an app keeps its :class:`Services` (``app.extensions[EXTENSION]``).
@@ -35,6 +37,7 @@ class Services:
     matches: Matches
     metrics: Metrics
     live: LiveEvents
+    accounts: Accounts
 
 
 def services() -> Services:
@@ -42,10 +45,40 @@ def services() -> Services:
     return found
 
 
-def register_blueprints(app: Flask, api: Api) -> None:
-    from service.http.api import actions, docs, events, games, health, hints, lifecycle, matches, webclient
+#: Where :func:`current_caller` keeps the request's caller on :data:`flask.g`.
+_CALLER = "tabletop_caller"
 
-    for module in (games, matches, lifecycle, actions, events, hints, health):
+
+def current_caller() -> Caller:
+    """The request's credential, checked once (:meth:`service.matches.accounts.Accounts.identify`: 401
+    ``unauthorized`` for a bad app key or player token) and kept on :data:`flask.g`: the rate limiter
+    keys its counters by it before the view runs, and the view acts for it, so both see the same one."""
+    caller: Caller | None = g.get(_CALLER)
+    if caller is None:
+        caller = services().accounts.identify(request.headers.get("Authorization"))
+        setattr(g, _CALLER, caller)
+    return caller
+
+
+def register_blueprints(app: Flask, api: Api) -> None:
+    from service.http.api import (
+        accounts,
+        actions,
+        docs,
+        events,
+        feed,
+        games,
+        health,
+        hints,
+        lifecycle,
+        matches,
+        quota,
+        webclient,
+    )
+
+    for module in (games, matches, lifecycle, actions, events, feed, hints, health, quota):
         api.register_blueprint(module.blp)
+    for blueprint in (accounts.admin, accounts.players, accounts.me):
+        api.register_blueprint(blueprint)
     app.register_blueprint(docs.blp)  # static files only: not part of the API spec
     app.register_blueprint(webclient.blp)  # the reference browser client, static files too

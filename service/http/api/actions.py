@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import request
-
-from service.http.api import ETAG_HEADER, Blueprint, services
+from service.http.api import ETAG_HEADER, Blueprint, current_caller, services
 from service.http.errors import etag
 from service.http.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
 from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
@@ -64,11 +62,11 @@ def submit_action(body: dict[str, Any], headers: dict[str, Any], match_id: str) 
         header_version=int(if_match.strip().strip('"')) if if_match else None,
         idempotency_key=headers.get("idempotency_key"),
     )
-    authorization = request.headers.get("Authorization")
+    who = current_caller()
     if move.header_version is None and move.body_version is None:
         # Who asks and for which match come before how (the spec's order: 401 and 404, then 428); a
         # versionless move is rare, so its extra read costs nothing on the path of real moves.
-        svc.matches.caller(svc.matches.meta(match_id), authorization, required=True)
-    result = svc.matches.move(match_id, authorization, move)
+        svc.matches.caller(svc.matches.meta(match_id), who, required=True)
+    result = svc.matches.move(match_id, who, move)
     svc.metrics.observe_move()
     return result, 200, {"ETag": etag(result["version"])}

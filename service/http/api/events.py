@@ -9,10 +9,11 @@ from flask import Response, request
 
 from service.encoding import dumps_bytes
 from service.http import admission
-from service.http.api import Blueprint, services
+from service.http.api import Blueprint, current_caller, services
 from service.http.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
 from service.http.spec import OPTIONAL_SEAT, errors
-from service.live import LiveEvent, Subscription, poll_events, stream_events
+from service.http.waiters import waiter_quotas
+from service.live import LiveEvent, Subscription, Topic, poll_events, stream_events
 from service.matches.operations import status_after
 from service.store import OVER_STATUSES, MatchMeta
 
@@ -38,13 +39,15 @@ _SSE_DOC = {
 }
 
 
-def _ndjson(batch: list[LiveEvent] | None) -> bytes:
+def ndjson_lines(batch: list[LiveEvent] | None) -> bytes:
+    """A batch of events (``None``: a heartbeat) as NDJSON lines."""
     if batch is None:
         return b'{"type":"heartbeat"}\n'
     return b"".join(ev.json + b"\n" for ev in batch)
 
 
-def _sse(batch: list[LiveEvent] | None) -> bytes:
+def sse_lines(batch: list[LiveEvent] | None) -> bytes:
+    """A batch of events (``None``: a heartbeat) as server-sent events (``id:`` the event's id)."""
     if batch is None:
         return b": heartbeat\n\n"
     return b"".join(
@@ -52,19 +55,21 @@ def _sse(batch: list[LiveEvent] | None) -> bytes:
     )
 
 
-def _subscriber(match_id: str) -> Callable[[], Subscription]:
-    """Subscribes the caller to the match's live events, watching its connection while it waits."""
+def subscriber(topic: Topic) -> Callable[[], Subscription]:
+    """Subscribes the caller to the topic's live events (counted against the caller's waiter caps:
+    :func:`service.http.waiters.waiter_quotas`), watching its connection while it waits."""
     live, environ, address = services().live, request.environ, request.remote_addr or "unknown"
+    quotas = waiter_quotas(current_caller(), address, services().config)
 
     def subscribe() -> Subscription:
-        sub = live.subscribe(match_id, address)
+        sub = live.subscribe(topic, quotas)
         admission.watch_client(environ, sub)
         return sub
 
     return subscribe
 
 
-def _body(
+def stream_body(
     head: bytes,
     events: Iterator[list[LiveEvent] | None],
     encode: Callable[[list[LiveEvent] | None], bytes],
@@ -92,7 +97,7 @@ def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str
     matches, match_id = services().matches, meta.id
     snapshot = dumps_bytes({"type": "snapshot", "match": matches.document(meta, state, seat)})
     # Before the response starts (429 and 503 are still possible), while the request holds its place.
-    sub = _subscriber(match_id)()
+    sub = subscriber(Topic.match(match_id))()
     try:
         backlog = sub.backlog(after)
     except BaseException:
@@ -101,7 +106,7 @@ def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str
 
     events = stream_events(matches.config, sub, seat, backlog, over=meta.status in OVER_STATUSES)
     head = snapshot + b"\n" if kind == NDJSON else b"event: snapshot\ndata: %s\n\n" % snapshot
-    body = _body(head, events, _ndjson if kind == NDJSON else _sse, sub)
+    body = stream_body(head, events, ndjson_lines if kind == NDJSON else sse_lines, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -127,17 +132,27 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
         meta, state = matches.meta(match_id), None
     else:  # a stream starts with a snapshot: the state too, in the same round trip
         meta, state = matches.meta_and_state(match_id)
-    seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
+    seat = matches.caller(meta, current_caller(), required=False)
     after = query.get("after") or headers.get("last_event_id") or "0-0"
     if kind != JSON:
         return _stream(meta, state, seat, after, kind)
     wait = query.get("wait", 0.0)
-    events, last = poll_events(matches.store, matches.config, meta, seat, after, wait, _subscriber(match_id))
+    subscribe = subscriber(Topic.match(match_id))
+    events, last = poll_events(matches.store, matches.config, meta, seat, after, wait, subscribe)
     # Every commit writes at least one event (its action), so the events read tell how far the match
-    # is: no second look at the match for its version, however long the poll waited.
+    # is: no second look at the match for its version, however long the poll waited.  Who is to move
+    # is in no event: a page past the match read first looks at the match once more for it.
     version = max(meta.version, int(last.split("-")[0]))
+    to_move = meta.to_move if version == meta.version else matches.meta(match_id).to_move
     status = status_after(meta.status, events)
-    return {"game": meta.game, "events": events, "last_id": last, "version": version, "status": status}
+    return {
+        "game": meta.game,
+        "events": events,
+        "last_id": last,
+        "version": version,
+        "status": status,
+        "to_move": to_move,
+    }
 
 
 @blp.route("/<match_id>/log", methods=["GET"])
@@ -148,5 +163,5 @@ def get_log(match_id: str) -> dict[str, Any]:
     the actions the caller may see, as they were shown to them."""
     matches = services().matches
     meta = matches.meta(match_id)
-    seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
+    seat = matches.caller(meta, current_caller(), required=False)
     return matches.action_log(meta, seat)

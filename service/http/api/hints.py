@@ -7,7 +7,7 @@ from typing import Any
 from flask import request, url_for
 
 from service import logs
-from service.http.api import Blueprint, services
+from service.http.api import Blueprint, current_caller, services
 from service.http.schemas.hints import HintRequestSchema, JobSchema
 from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
 
@@ -44,7 +44,7 @@ def request_hint(body: dict[str, Any], match_id: str) -> Any:
     """
     address = request.remote_addr or "unknown"  # the client's, behind TABLETOP_TRUSTED_PROXIES proxies
     doc = services().matches.request_hint(
-        match_id, request.headers.get("Authorization"), body.get("level"), body.get("think_ms"), address
+        match_id, current_caller(), body.get("level"), body.get("think_ms"), address
     )
     return doc, 202, {"Location": url_for("hints.get_job", job_id=doc["id"])}
 
@@ -70,7 +70,7 @@ def get_job(job_id: str) -> Any:
     was fine and the job is what it is (a 5xx would tell monitoring the API is broken); asking for a
     hint again starts a new job.
     """
-    doc = services().matches.hint(job_id, request.headers.get("Authorization"))
+    doc = services().matches.hint(job_id, current_caller())
     logs.annotate(seat=doc["seat"])
     if doc["status"] not in ("finished", "failed"):
         return doc, 202, {"Retry-After": str(POLL_SECONDS)}

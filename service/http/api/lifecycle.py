@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import request
-
-from service.http.api import Blueprint, services
+from service.http.api import Blueprint, current_caller, services
 from service.http.schemas.lifecycle import RematchSchema
 from service.http.schemas.matches import JoinedSchema, JoinRequestSchema, MatchSchema
 from service.http.spec import REQUIRED_SEAT, SECURITY_SCHEME, errors
@@ -39,7 +37,9 @@ def join_match(body: dict[str, Any], match_id: str) -> dict[str, Any]:
     match starts when its last open seat is taken.  A private match's seat needs its invite code.
     Of two clients racing for the last seat, one gets it and the other a 409.
     """
-    return services().matches.join(match_id, body["seat"], body["name"], body.get("invite"))
+    return services().matches.join(
+        match_id, body["seat"], body.get("name"), body.get("invite"), current_caller()
+    )
 
 
 @blp.route("/<match_id>/cancel", methods=["POST"])
@@ -51,7 +51,7 @@ def join_match(body: dict[str, Any], match_id: str) -> dict[str, Any]:
 )
 def cancel_match(match_id: str) -> dict[str, Any]:
     """Call off a match that waits for players (bearer: the creator token); it ends `aborted`."""
-    return services().matches.cancel(match_id, request.headers.get("Authorization"))
+    return services().matches.cancel(match_id, current_caller())
 
 
 @blp.route("/<match_id>/resign", methods=["POST"])
@@ -69,7 +69,7 @@ def resign_seat(match_id: str) -> dict[str, Any]:
     (the level chosen at creation, `on_leave`) and the match goes on, or, when the match was created
     with `on_leave.then = "abort"`, it ends `aborted` once no human is left.  The result records who
     resigned."""
-    return services().matches.resign(match_id, request.headers.get("Authorization"))
+    return services().matches.resign(match_id, current_caller())
 
 
 @blp.route("/<match_id>/return", methods=["POST"])
@@ -95,7 +95,7 @@ def return_to_seat(match_id: str) -> dict[str, Any]:
     the match or its legal actions never does this (a GET changes nothing; legal actions answer 403
     `seat_away` meanwhile); moving or asking for a hint does it too.  Calling this twice is safe: the
     second call is 409 `not_away`, which a client may ignore."""
-    return services().matches.return_to_seat(match_id, request.headers.get("Authorization"))
+    return services().matches.return_to_seat(match_id, current_caller())
 
 
 @blp.route("/<match_id>/rematch", methods=["POST"])
@@ -121,7 +121,7 @@ def request_rematch(match_id: str) -> dict[str, Any]:
     too: its player never left).  The rematch starts when all have; the finished match's `rematch`
     names it.  An offer not taken by every player within `TABLETOP_WAITING_SECONDS` expires; asking
     again afterwards offers it anew."""
-    return services().matches.rematch(match_id, request.headers.get("Authorization"))
+    return services().matches.rematch(match_id, current_caller())
 
 
 @blp.route("/<match_id>/rematch/decline", methods=["POST"])
@@ -141,4 +141,4 @@ def decline_rematch(match_id: str) -> dict[str, Any]:
     player who had not taken their seat declines the offer, one who had (the offerer) withdraws it.
     The rematch ends `aborted` (reason `declined` or `withdrawn`) and is the answer; the finished
     match's events tell it (`rematch_declined`).  Only an offer not yet started can be declined."""
-    return services().matches.decline_rematch(match_id, request.headers.get("Authorization"))
+    return services().matches.decline_rematch(match_id, current_caller())

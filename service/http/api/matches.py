@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Response, request, url_for
 
-from service.http.api import ETAG_HEADER, Blueprint, services
+from service.http.api import ETAG_HEADER, Blueprint, current_caller, services
 from service.http.errors import etag
 from service.http.schemas.actions import LegalActionsSchema
 from service.http.schemas.matches import (
@@ -61,7 +61,7 @@ def create_match(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
 
     Bad game ids, player counts (the number of seats) and options are 422 naming the field.
     """
-    doc = services().matches.create(body)
+    doc = services().matches.create(body, caller=current_caller())
     return (
         doc,
         201,
@@ -94,7 +94,7 @@ def get_match(_headers: dict[str, Any], match_id: str) -> Any:
     """The match as the caller's seat sees it (bearer seat token), or as a spectator (no token)."""
     matches = services().matches
     meta, state = matches.meta_and_state(match_id)
-    seat = matches.caller(meta, request.headers.get("Authorization"), required=False)
+    seat = matches.caller(meta, current_caller(), required=False)
     cached = not_modified(meta.version)
     if cached is not None:
         return cached
@@ -120,5 +120,5 @@ def legal_actions(match_id: str) -> Any:
 
     Reading them changes nothing: an away seat (a bot plays it after timeouts) stays away and gets 403
     `seat_away` until its player comes back with `POST /v1/matches/{match_id}/return`."""
-    body = services().matches.legal_actions(match_id, request.headers.get("Authorization"))
+    body = services().matches.legal_actions(match_id, current_caller())
     return body, 200, {"ETag": etag(body["version"])}

@@ -132,6 +132,14 @@ class EventsPageSchema(Schema):
     )
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    to_move = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The seat whose decision is pending (null: none, e.g. the match is over or "
+            "waiting), so following a match needs no second request to learn whose turn it is."
+        },
+    )
 
 
 class LogEntrySchema(Schema):

@@ -15,8 +15,12 @@ from service.matches.seating import DEFAULT_ON_LEAVE, PRIVATE, PUBLIC
 _SECONDS = validate.Range(min=1, max=MAX_SECONDS)
 VISIBILITIES = (PUBLIC, PRIVATE)
 VISIBILITY = (
-    "`public`: listed, and any open seat may be joined; `private`: not listed, each open seat joined "
-    "with its own invite code (returned to the creator)."
+    "`public`: listed, readable by anyone, and any open seat may be joined; `private`: not listed, "
+    "readable only by its players (seat tokens, player tokens), the key of the app that created it and "
+    "the holders of its passes (the creator token, its invite codes; they read as spectators): anyone "
+    "else gets 404; each open seat joined with its own invite code (returned to the creator) "
+    "or by the player it is kept for. Default: `private` for a match created with an app key or a "
+    "player token, `public` otherwise."
 )
 
 
@@ -109,7 +113,11 @@ class SeatChoice(fields.Field[int | str]):
 class RematchSchema(Schema):
     match_id = fields.String(required=True)
     seat = fields.Integer(required=True, metadata={"description": "The caller's seat in the rematch."})
-    token = fields.String(required=True, metadata={"description": "Its bearer token; shown only once."})
+    token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Its bearer token; shown only once. Null for a player (its tokens act)."},
+    )
     status = fields.String(
         required=True, metadata={"description": "`waiting` until every player has called."}
     )

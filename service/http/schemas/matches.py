@@ -18,7 +18,7 @@ from service.http.schemas.lifecycle import (
     TimeControlSchema,
 )
 from service.matches import names
-from service.matches.seating import BOT, HUMAN, OPEN, PUBLIC
+from service.matches.seating import BOT, HUMAN, OPEN
 from service.store import STATUSES
 
 #: A seat name is shown to every other player: the rule is :func:`service.matches.names.normalise` (NFKC,
@@ -64,7 +64,21 @@ NAME_RULE = (
 
 
 class SeatRequestSchema(Schema):
-    name = seat_name(metadata={"description": "Required but for open seats (named by who joins)."})
+    name = seat_name(
+        metadata={
+            "description": "Required but for open seats (named by who joins) and seats naming a `player` "
+            "(the player's display name unless given)."
+        }
+    )
+    player = fields.String(
+        validate=validate.Regexp(r"^[A-Za-z0-9_.@-]{1,64}$"),
+        metadata={
+            "description": "An id of a player of the caller's app (app key; a player token names only "
+            "itself). A `human` seat is then that player's: its player tokens act for it and no seat "
+            "token is issued. An `open` seat is kept for that player to join. The player's feed gets "
+            "`invited`."
+        },
+    )
     kind = fields.String(
         load_default=HUMAN,
         validate=validate.OneOf([HUMAN, BOT, OPEN]),
@@ -76,11 +90,13 @@ class SeatRequestSchema(Schema):
     @validates_schema
     def _fields_of_the_kind(self, data: dict[str, Any], **_: Any) -> None:
         kind = data.get("kind", HUMAN)
+        if kind == BOT and "player" in data:
+            raise ValidationError("a bot seat names no player", "player")
         if kind != BOT:
             for name in ("level", "think_ms"):
                 if name in data:
                     raise ValidationError("only bot seats have this", name)
-        if kind != OPEN and "name" not in data:
+        if kind != OPEN and "name" not in data and "player" not in data:
             raise ValidationError("Missing data for required field.", "name")
 
 
@@ -99,9 +115,7 @@ class CreateMatchSchema(Schema):
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata={"description": "Only honoured when the server allows it (TABLETOP_ALLOW_SEED)."},
     )
-    visibility = fields.String(
-        load_default=PUBLIC, validate=validate.OneOf(VISIBILITIES), metadata={"description": VISIBILITY}
-    )
+    visibility = fields.String(validate=validate.OneOf(VISIBILITIES), metadata={"description": VISIBILITY})
     on_leave = fields.Nested(
         OnLeaveSchema,
         metadata={"description": "What follows when a human seat resigns (default: an `easy` bot takes it)."},
@@ -119,7 +133,9 @@ class JoinRequestSchema(Schema):
             "oneOf": [{"type": "integer", "minimum": 0, "maximum": 7}, {"type": "string", "enum": ["any"]}],
         },
     )
-    name = seat_name(required=True)
+    name = seat_name(
+        metadata={"description": "Required, but for a player (a player token): its display name then."}
+    )
     invite = fields.String(
         validate=validate.Length(min=1, max=100),
         metadata={"description": "A private match's invite code (it names the seat)."},
@@ -179,7 +195,12 @@ class MatchSchema(MatchSummarySchema):
 class JoinedSchema(Schema):
     seat = fields.Integer(required=True)
     token = fields.String(
-        required=True, metadata={"description": "Bearer token of the seat taken; shown only once."}
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Bearer token of the seat taken; shown only once. Null when a player joined "
+            "(its player tokens act for the seat)."
+        },
     )
     match = fields.Nested(
         MatchSchema, required=True, metadata={"description": "The match as this seat sees it."}

@@ -1,0 +1,318 @@
+"""Redis persistence of apps, players, their tokens, their matches and their feeds (beside
+:mod:`service.store`, which holds the matches; both are the only code that talks to Redis).
+
+Key layout.  An app's keys share the hash tag ``{a:<app>}``, a player's ``{p:<app>:<player>}``, so
+every script below touches one cluster slot:
+
+``tt:{a:<app>}:app``        hash: name, key hash, status (``active``/``revoked``), limits, created_at
+``tt:{a:<app>}:players``    sorted set: the app's player ids, scored by creation time
+``tt:apps``                 sorted set: every app id, scored by creation time (one global key)
+``tt:{p:<key>}:profile``    hash: name, bot, created_at, updated_at
+``tt:{p:<key>}:tokens``     hash: token id -> ``{"hash", "scopes", "expires_at", "created_at"}``
+``tt:{p:<key>}:matches``    sorted set: the player's matches, scored by the match's creation sequence
+``tt:{p:<key>}:feed``       a capped Stream (``FEED_LENGTH`` entries): the player's feed
+``tt:{p:<key>}:fed``        hash: match id -> the last outbox note of that match fed here (dedup)
+
+A player's feed is derived from the outbox of each match (``tt:{m:<id>}:outbox``, appended by the
+match's own commit script, see ``commit.lua``): :meth:`AccountStore.drain` moves its notes into the
+players' feeds, each note at most once (``fed``), and pops an outbox entry only once every note of it
+is in place.  So a process that dies between a commit and the feed write loses nothing: the next
+drain (the next commit's, or the workers' sweep of ``tt:outbox:pending``) delivers it.
+
+``tt:outbox:pending``  sorted set: match id -> when a commit with notes was last about to happen there.
+Written before such a commit (a crash after the commit leaves it behind); the sweep drains the
+matches it names and drops a name only once it is older than :data:`SETTLED_SECONDS` (any commit
+begun before then has ended) and that match's outbox is empty.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from service.store import match_key
+
+#: Entries a player's feed keeps (approximately: Redis trims whole nodes).
+FEED_LENGTH = 1000
+#: A pending-outbox mark this old names no commit still in flight (Redis commands time out far sooner).
+SETTLED_SECONDS = 30.0
+_APPS = "tt:apps"
+_PENDING = "tt:outbox:pending"
+
+#: Feed one note.  KEYS: feed, fed, matches; ARGV: match id, note number (version * 1000 + n), entry JSON,
+#: max length, match sequence.  Adds the entry unless that note was fed already; publishes its id on
+#: the feed's channel (its own name).  Returns the entry id, or "" for a note fed before.
+_FEED = """
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) <= last then return '' end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+redis.call('PUBLISH', KEYS[1], id)
+return id
+"""
+#: Pop the head of an outbox (KEYS[1]) if it is still ARGV[1] (two drainers at once pop it once).
+_POP_IF = """
+if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then
+  redis.call('LPOP', KEYS[1])
+  return 1
+end
+return 0
+"""
+#: Drop KEYS[1]'s member ARGV[1] if its score is still ARGV[2].
+_DROP_IF = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+
+def app_key(app: str, part: str) -> str:
+    return f"tt:{{a:{app}}}:{part}"
+
+
+def player_slot_key(key: str, part: str) -> str:
+    """A key of the player ``key`` (``<app>:<player>``)."""
+    return f"tt:{{p:{key}}}:{part}"
+
+
+def feed_channel(key: str) -> str:
+    """The pub/sub channel a feed write publishes on (the feed stream's name)."""
+    return player_slot_key(key, "feed")
+
+
+@dataclass(frozen=True)
+class StoredApp:
+    id: str
+    name: str
+    key_hash: str
+    status: str
+    limits: dict[str, Any]
+    created_at: float
+
+    @classmethod
+    def from_redis(cls, app: str, raw: dict[bytes, bytes]) -> StoredApp:
+        h = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls(
+            id=app,
+            name=h["name"],
+            key_hash=h["key_hash"],
+            status=h["status"],
+            limits=json.loads(h.get("limits") or "{}"),
+            created_at=float(h["created_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class StoredPlayer:
+    app: str
+    id: str
+    name: str
+    bot: bool
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    id: str
+    entry: dict[str, Any]
+
+
+class AccountStore:
+    """Apps, players, tokens, player match indexes and feeds over the service's Redis client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+        self._feed = client.register_script(_FEED)
+        self._pop_if = client.register_script(_POP_IF)
+        self._drop_if = client.register_script(_DROP_IF)
+
+    # -- apps ---------------------------------------------------------------------------------------
+
+    def create_app(self, app: StoredApp) -> bool:
+        """Write a new app unless its id is taken (``False``)."""
+        fields = {
+            "name": app.name,
+            "key_hash": app.key_hash,
+            "status": app.status,
+            "limits": json.dumps(app.limits),
+            "created_at": repr(app.created_at),
+        }
+        if not self.redis.hsetnx(app_key(app.id, "app"), "name", app.name):
+            return False
+        self.redis.hset(app_key(app.id, "app"), mapping=fields)
+        self.redis.zadd(_APPS, {app.id: app.created_at})
+        return True
+
+    def app(self, app: str) -> StoredApp | None:
+        raw = self.redis.hgetall(app_key(app, "app"))
+        return StoredApp.from_redis(app, raw) if raw else None
+
+    def apps(self) -> list[StoredApp]:
+        ids = [a.decode() for a in self.redis.zrange(_APPS, 0, -1)]
+        pipe = self.redis.pipeline(transaction=False)
+        for app in ids:
+            pipe.hgetall(app_key(app, "app"))
+        return [StoredApp.from_redis(a, raw) for a, raw in zip(ids, pipe.execute(), strict=True) if raw]
+
+    def update_app(self, app: str, **fields: str) -> None:
+        self.redis.hset(app_key(app, "app"), mapping=fields)
+
+    # -- players ------------------------------------------------------------------------------------
+
+    def put_player(self, app: str, player: str, name: str, bot: bool, at: float) -> tuple[StoredPlayer, bool]:
+        """Create or update a player; the player and whether it was created."""
+        key = player_slot_key(f"{app}:{player}", "profile")
+        created = bool(self.redis.hsetnx(key, "created_at", repr(at)))
+        self.redis.hset(key, mapping={"name": name, "bot": "1" if bot else "0", "updated_at": repr(at)})
+        if created:
+            self.redis.zadd(app_key(app, "players"), {player: at})
+        found = self.player(app, player)
+        assert found is not None
+        return found, created
+
+    def player(self, app: str, player: str) -> StoredPlayer | None:
+        raw = self.redis.hgetall(player_slot_key(f"{app}:{player}", "profile"))
+        if not raw or b"name" not in raw:
+            return None
+        h = {k.decode(): v.decode() for k, v in raw.items()}
+        return StoredPlayer(
+            app, player, h["name"], h["bot"] == "1", float(h["created_at"]), float(h["updated_at"])
+        )
+
+    def players(self, app: str, after: str | None, limit: int) -> tuple[list[StoredPlayer], str | None]:
+        """The app's players by id, ``limit`` of them after the id ``after``; and the next cursor."""
+        ids = sorted(p.decode() for p in self.redis.zrange(app_key(app, "players"), 0, -1))
+        if after:
+            ids = [p for p in ids if p > after]
+        page = ids[:limit]
+        found = [p for p in (self.player(app, pid) for pid in page) if p is not None]
+        return found, page[-1] if len(ids) > limit else None
+
+    def player_count(self, app: str) -> int:
+        return int(self.redis.zcard(app_key(app, "players")))
+
+    # -- tokens -------------------------------------------------------------------------------------
+
+    def add_token(self, key: str, token_id: str, record: dict[str, Any]) -> None:
+        tokens = player_slot_key(key, "tokens")
+        self.redis.hset(tokens, token_id, json.dumps(record))
+        self._drop_expired_tokens(key)
+
+    def token(self, key: str, token_id: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(player_slot_key(key, "tokens"), token_id)
+        return json.loads(raw) if raw is not None else None
+
+    def tokens(self, key: str) -> dict[str, dict[str, Any]]:
+        raw = self.redis.hgetall(player_slot_key(key, "tokens"))
+        return {k.decode(): json.loads(v) for k, v in raw.items()}
+
+    def revoke_token(self, key: str, token_id: str) -> bool:
+        return bool(self.redis.hdel(player_slot_key(key, "tokens"), token_id))
+
+    def revoke_tokens(self, key: str) -> int:
+        tokens = player_slot_key(key, "tokens")
+        count = int(self.redis.hlen(tokens))
+        self.redis.delete(tokens)
+        return count
+
+    def _drop_expired_tokens(self, key: str) -> None:
+        """Expired tokens are refused when used; dropped here, when the player gets a new one."""
+        now = time.time()
+        gone = [tid for tid, rec in self.tokens(key).items() if rec["expires_at"] <= now]
+        if gone:
+            self.redis.hdel(player_slot_key(key, "tokens"), *gone)
+
+    # -- a player's matches -------------------------------------------------------------------------
+
+    def player_matches(self, key: str, before: int | None, count: int) -> list[tuple[str, int]]:
+        """Up to ``count`` of the player's match ids, newest first, created before sequence ``before``."""
+        top = f"({before}" if before is not None else "+inf"
+        rows = self.redis.zrevrangebyscore(
+            player_slot_key(key, "matches"), top, "-inf", start=0, num=count, withscores=True
+        )
+        return [(mid.decode(), int(score)) for mid, score in rows]
+
+    def forget_matches(self, key: str, match_ids: list[str]) -> None:
+        """Drop expired matches from a player's index (found when a listing meets them)."""
+        if match_ids:
+            self.redis.zrem(player_slot_key(key, "matches"), *match_ids)
+
+    # -- feeds --------------------------------------------------------------------------------------
+
+    def feed_after(self, key: str, after: str, count: int | None = None) -> list[FeedEntry]:
+        """Feed entries with an id greater than ``after`` (``"0-0"``: all kept), oldest first."""
+        rows = self.redis.xrange(player_slot_key(key, "feed"), min=f"({after}", max="+", count=count)
+        return [FeedEntry(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+
+    def feed_after_many(self, cursors: dict[str, str], count: int) -> dict[str, list[FeedEntry]]:
+        """:meth:`feed_after` for several players in one round trip: ``{player key: after}`` in."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key, after in cursors.items():
+            pipe.xrange(player_slot_key(key, "feed"), min=f"({after}", max="+", count=count)
+        return {
+            key: [FeedEntry(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+            for key, rows in zip(cursors, pipe.execute(), strict=True)
+        }
+
+    # -- the outbox ---------------------------------------------------------------------------------
+
+    def mark_pending(self, match_id: str) -> None:
+        """Note that a commit with notes is about to happen in ``match_id`` (before the commit)."""
+        self.redis.zadd(_PENDING, {match_id: time.time()})
+
+    def pending(
+        self, older_than: float, limit: int, *, after: float | None = None
+    ) -> list[tuple[str, float]]:
+        """Matches marked pending before ``older_than`` (epoch seconds), oldest first; with ``after``,
+        only those marked later than that (a sweep's cursor: what it has not looked at yet)."""
+        low = "-inf" if after is None else f"({after!r}"
+        rows = self.redis.zrangebyscore(_PENDING, low, older_than, start=0, num=limit, withscores=True)
+        return [(mid.decode(), float(score)) for mid, score in rows]
+
+    def unmark(self, match_id: str, score: float) -> None:
+        """Drop a pending mark unless a commit marked the match again since it was read."""
+        self._drop_if(keys=[_PENDING], args=[match_id, repr(score)])
+
+    def drain(self, match_id: str) -> int:
+        """Move the outbox of ``match_id`` into its players' feeds, oldest entry first; the number of
+        notes that reached a feed now (each note reaches it once, however many drain at once)."""
+        outbox = match_key(match_id, "outbox")
+        delivered = 0
+        while True:
+            head = self.redis.lindex(outbox, 0)
+            if head is None:
+                return delivered
+            entry = json.loads(head)
+            for n, note in enumerate(entry["notes"]):
+                key = note["player"]
+                keys = [player_slot_key(key, p) for p in ("feed", "fed", "matches")]
+                args = [
+                    match_id,
+                    entry["version"] * 1000 + n,
+                    json.dumps(note["entry"]),
+                    FEED_LENGTH,
+                    entry["seq"],
+                ]
+                if self._feed(keys=keys, args=args):
+                    delivered += 1
+            self._pop_if(keys=[outbox], args=[head])
+
+    def outbox_length(self, match_id: str) -> int:
+        return int(self.redis.llen(match_key(match_id, "outbox")))
+
+    def feed_note(self, key: str, match_id: str, number: int, entry: dict[str, Any], seq: int) -> str:
+        """Feed one note of ``match_id`` that no commit carries (a clock warning) to the player ``key``,
+        numbered like the outbox's notes (``version * 1000 + n``) so it reaches the feed once: the new
+        entry's id, or ``""`` if that note (or a later one of the match) was fed already."""
+        keys = [player_slot_key(key, p) for p in ("feed", "fed", "matches")]
+        fed = self._feed(keys=keys, args=[match_id, number, json.dumps(entry), FEED_LENGTH, seq])
+        return fed.decode() if isinstance(fed, bytes) else str(fed or "")

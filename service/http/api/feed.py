@@ -1,0 +1,96 @@
+"""A player's feed, ``GET /v1/me/events``: one connection per player instead of one per match.
+
+Each commit of a match with players leaves notes in the match's outbox, drained into the feeds of the
+players it concerns (:mod:`service.matches.feed`, :meth:`service.accounts_store.AccountStore.drain`);
+this view reads a feed the way the match events view reads a match: at once, as a long-poll, or as an
+NDJSON or SSE stream served by the process's live reader (:mod:`service.live`), with the same waiter
+caps (by app and player: :func:`service.http.waiters.waiter_quotas`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+
+from service.http.api import Blueprint, current_caller, services
+from service.http.api.events import JSON, NDJSON, SSE, ndjson_lines, sse_lines, stream_body, subscriber
+from service.http.schemas.events import EventsHeadersSchema
+from service.http.schemas.feed import FeedPageSchema, FeedQuerySchema
+from service.http.spec import REQUIRED_SEAT, errors
+from service.live import Topic, poll_feed, stream_feed
+from service.matches.identity import READ
+
+blp = Blueprint("feed", __name__, url_prefix="/v1/me", description="Your feed: one per player")
+
+_LINE = {
+    "anyOf": [{"$ref": "#/components/schemas/FeedEntry"}, {"$ref": "#/components/schemas/StreamHeartbeat"}]
+}
+_NDJSON_DOC = {
+    "schema": {
+        "type": "string",
+        "description": "One JSON document per line: a `FeedEntry`, or a `StreamHeartbeat` (the first line, "
+        "and while nothing happens).",
+    },
+    "x-item-schema": _LINE,
+}
+_SSE_DOC = {
+    "schema": {
+        "type": "string",
+        "description": "Server-sent events: `event:` is the entry's `type`, `data:` a `FeedEntry` document, "
+        "`id:` the entry id (for `Last-Event-ID`); a comment line first and then as heartbeat.",
+    },
+    "x-item-schema": _LINE,
+}
+
+
+@blp.route("/events", methods=["GET"])
+@blp.arguments(FeedQuerySchema(), location="query")
+@blp.arguments(EventsHeadersSchema(), location="headers")
+@blp.response(200, FeedPageSchema)
+@blp.doc(
+    operationId="getMyEvents",
+    security=REQUIRED_SEAT,
+    responses={200: {"content": {NDJSON: _NDJSON_DOC, SSE: _SSE_DOC}}, **errors(401, 403, 404, 429)},
+)
+def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
+    """Your feed: what happened in your matches, one connection for all of them.
+
+    Entries, oldest first: `your_turn`, `match_started`, `seat_joined`, `match_over` (with the
+    result), `timeout`, `clock_warning` (your deadline is near), `invited`; each says where its match
+    stands after it (`status`, `version`, `to_move`, `my_turn`, `deadline`), so you can act on it
+    without reading the match.
+
+    Authenticate with a player token (scope `read`), or with your app key and `?player=<id>` naming
+    one of your players; a player of another app is not found (404).  The feed keeps its latest
+    1000 entries.
+
+    `Accept: application/json` (default) answers at once with the entries after `after`, or long-polls
+    with `wait` (answering as soon as an entry comes); `last_id` is the next call's `after`.
+    `application/x-ndjson` and `text/event-stream` stream: a heartbeat first, then entries as they
+    come (SSE `id:` is the entry id; resume with `after` or `Last-Event-ID`), a heartbeat at least
+    every 15 s; a stream ends only after the server's `TABLETOP_STREAM_MAX_SECONDS` (an hour by
+    default): reconnect with the last id.  Waiting clients count against your app's and your player's
+    waiter caps (`TABLETOP_MAX_WAITERS_PER_APP`, `TABLETOP_MAX_WAITERS_PER_PLAYER`); past one, 429
+    names it.
+    """
+    svc = services()
+    key = svc.accounts.me(current_caller(), READ, query.get("player"))
+    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+    after = query.get("after") or headers.get("last_event_id") or "0-0"
+    subscribe = subscriber(Topic.player(key))
+    if kind == JSON:
+        wait = query.get("wait", 0.0)
+        events, last = poll_feed(svc.accounts.store, svc.config, key, after, wait, subscribe)
+        return {"events": events, "last_id": last}
+    # Before the response starts (429 and 503 are still possible), while the request holds its place.
+    sub = subscribe()
+    try:
+        backlog = sub.backlog(after)
+    except BaseException:
+        sub.close()
+        raise
+    encode = ndjson_lines if kind == NDJSON else sse_lines
+    # A heartbeat first: the response (and its headers) goes out at once, not at the first entry.
+    body = stream_body(encode(None), stream_feed(svc.config, sub, backlog), encode, sub)
+    return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

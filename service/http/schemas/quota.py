@@ -1,0 +1,79 @@
+"""``GET /v1/apps/me``: an app's own record, the limits in effect for its calls and how much of them
+it has used (see service/http/limits.py for how calls are counted)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+#: The scopes an app's own counters are kept in (service/http/limits.py).
+COUNTER_SCOPES = ("app", "create")
+
+
+def _rate(description: str) -> fields.String:
+    return fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": f"{description} (`null`: no limit), e.g. `1200/minute;50/second`."},
+    )
+
+
+class QuotaRatesSchema(Schema):
+    app = _rate("Requests of the app's key and all its players' tokens together, per app")
+    player = _rate("Requests of one player's tokens, per player (also counted in `app`)")
+    create = _rate("Match creations, per creator: the app key's creations together, and each player's apart")
+
+
+class QuotaLimitsSchema(Schema):
+    rates = fields.Nested(QuotaRatesSchema, required=True)
+    max_waiters_per_app = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Waiting clients (event streams, long-polls, feeds) of the app's key and its "
+            "players together, per server process; past it 429 `too_many_waiters`."
+        },
+    )
+    max_waiters_per_player = fields.Integer(
+        required=True, metadata={"description": "Waiting clients per player, per server process."}
+    )
+    overrides = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": "What the operator set for this app alone (e.g. `rate`); already applied in "
+            "`rates`."
+        },
+    )
+
+
+class QuotaCounterSchema(Schema):
+    scope = fields.String(required=True, validate=validate.OneOf(COUNTER_SCOPES))
+    policy = fields.String(
+        required=True,
+        metadata={"description": "The policy's name, as in the `RateLimit` headers (`app-60s`)."},
+    )
+    limit = fields.String(required=True, metadata={"description": "The limit, e.g. `1200 per 1 minute`."})
+    quota = fields.Integer(required=True, metadata={"description": "Requests allowed per window."})
+    window = fields.Integer(required=True, metadata={"description": "The window, in seconds."})
+    remaining = fields.Integer(required=True, metadata={"description": "Requests left now."})
+    reset = fields.Integer(
+        required=True,
+        metadata={"description": "Seconds until more is available (the window slides: not all of it)."},
+    )
+
+
+class QuotaUsageSchema(Schema):
+    rates = fields.List(
+        fields.Nested(QuotaCounterSchema),
+        required=True,
+        metadata={"description": "The app's own counters, one per limit in effect."},
+    )
+    players = fields.Integer(required=True, metadata={"description": "How many players the app has."})
+
+
+class MyAppSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "revoked"]))
+    created_at = fields.Float(required=True, metadata={"description": "Unix time, in seconds."})
+    limits = fields.Nested(QuotaLimitsSchema, required=True)
+    usage = fields.Nested(QuotaUsageSchema, required=True)

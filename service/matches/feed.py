@@ -1,0 +1,100 @@
+"""What a commit tells the players of a match: the notes of its outbox, one per player and event.
+
+A commit of a match with players (seats held by, or kept for, an app's players: see
+:mod:`service.matches.seating`) carries its notes in the same script that writes the match
+(``commit.lua``'s outbox), so none is lost if the process dies right after; the notes then reach each
+player's feed (:meth:`service.accounts_store.AccountStore.drain`).  This module decides the notes
+from the match before and after the commit, and the commit's events: pure, so every writer (a move, a
+join, a resign, a timeout, a creation) derives them the same way.
+
+Every entry says where the match stands after the commit (``status``, ``version``, ``to_move``), the
+player's own ``seat`` and whether it is now ``my_turn``, so a client acts on an entry without reading
+the match first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.events import JOINED, OVER, STARTED, TIMEOUT
+from service.matches import seating
+from service.store import ACTIVE, MatchMeta
+
+YOUR_TURN = "your_turn"
+MATCH_STARTED = "match_started"
+SEAT_JOINED = "seat_joined"
+MATCH_OVER = "match_over"
+TIMED_OUT = "timeout"
+CLOCK_WARNING = "clock_warning"
+INVITED = "invited"
+#: Every type of feed entry, in the order the spec lists them.
+ENTRY_TYPES = (YOUR_TURN, MATCH_STARTED, SEAT_JOINED, MATCH_OVER, TIMED_OUT, CLOCK_WARNING, INVITED)
+
+
+def entry(kind: str, meta: MatchMeta, seat: int, **extra: Any) -> dict[str, Any]:
+    """A feed entry about ``meta`` (the match after the commit) for the player of ``seat``."""
+    deadline = meta.clock.get("deadline") if meta.clock is not None else None
+    return {
+        "type": kind,
+        "match_id": meta.id,
+        "game": meta.game,
+        "version": meta.version,
+        "status": meta.status,
+        "seat": seat,
+        "to_move": meta.to_move,
+        "my_turn": meta.status == ACTIVE and meta.to_move == seat and seat_decides(meta, seat),
+        "deadline": deadline if meta.status == ACTIVE else None,
+        **extra,
+    }
+
+
+def seat_decides(meta: MatchMeta, seat: int) -> bool:
+    """Whether the seat's player makes its decisions (not a bot playing it: resigned, or away)."""
+    return bool(meta.seats[seat]["kind"] == seating.HUMAN)
+
+
+def notes(before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The notes of one commit (``before`` is ``None`` for a creation): ``{"player": key, "entry": {...}}``
+    in the order the players should read them."""
+    players = seating.player_keys(after.life)
+    if not players:
+        return []
+    out: list[dict[str, Any]] = []
+
+    def to_all(kind: str, **extra: Any) -> None:
+        out.extend(
+            {"player": key, "entry": entry(kind, after, seat, **extra)} for seat, key in players.items()
+        )
+
+    if before is None:
+        for seat, key in players.items():
+            out.append({"player": key, "entry": entry(INVITED, after, seat)})
+    for event in events:
+        kind = event["type"]
+        if kind == JOINED:
+            to_all(SEAT_JOINED, joined_seat=event["seat"], name=event.get("name"))
+        elif kind == STARTED:
+            to_all(MATCH_STARTED)
+        elif kind == TIMEOUT:
+            to_all(TIMED_OUT, timed_out_seat=event["seat"])
+        elif kind == OVER:
+            to_all(MATCH_OVER, result=event.get("result"))
+    if before is None and after.status == ACTIVE:
+        to_all(MATCH_STARTED)  # created with every seat filled: under way at once
+    turn = after.to_move
+    if after.status == ACTIVE and turn is not None and turn in players and seat_decides(after, turn):
+        # New to them: the match just started, the turn passed, or they are back from being away.
+        new_turn = before is None or before.status != ACTIVE or before.to_move != turn
+        new_turn = new_turn or (before is not None and not seat_decides(before, turn))
+        if new_turn:
+            out.append({"player": players[turn], "entry": entry(YOUR_TURN, after, turn)})
+    return out
+
+
+def warning(meta: MatchMeta) -> dict[str, Any] | None:
+    """The ``clock_warning`` note for the pending decision of ``meta``, if a player makes it."""
+    players = seating.player_keys(meta.life)
+    seat = meta.to_move
+    if meta.status != ACTIVE or seat is None or seat not in players or not seat_decides(meta, seat):
+        return None
+    return {"player": players[seat], "entry": entry(CLOCK_WARNING, meta, seat)}
