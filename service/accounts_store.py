@@ -43,16 +43,17 @@ SETTLED_SECONDS = 30.0
 _APPS = "tt:apps"
 _PENDING = "tt:outbox:pending"
 
-#: Feed one note.  KEYS: feed, fed, matches; ARGV: match id, note number (version * 1000 + n), entry JSON,
-#: max length, match sequence.  Adds the entry unless that note was fed already; publishes its id on
-#: the feed's channel (its own name).  Returns the entry id, or "" for a note fed before.
+#: Feed one note.  KEYS: feed, fed, matches; ARGV: match id, note number (version * 1000 + n), entry
+#: JSON, max length, match sequence.  Adds the entry unless that note was fed already; publishes it on
+#: the feed's channel (its own name) as ``<id>\n<entry JSON>`` (see :func:`published_entry`).  Returns
+#: the entry id, or "" for a note fed before.
 _FEED = """
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
 if tonumber(ARGV[2]) <= last then return '' end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-redis.call('PUBLISH', KEYS[1], id)
+redis.call('PUBLISH', KEYS[1], id .. '\\n' .. ARGV[3])
 return id
 """
 #: Pop the head of an outbox (KEYS[1]) if it is still ARGV[1] (two drainers at once pop it once).
@@ -86,6 +87,14 @@ def player_slot_key(key: str, part: str) -> str:
 def feed_channel(key: str) -> str:
     """The pub/sub channel a feed write publishes on (the feed stream's name)."""
     return player_slot_key(key, "feed")
+
+
+def published_entry(data: bytes) -> FeedEntry | None:
+    """The feed entry a feed write published (``<id>\n<entry JSON>``), or ``None`` for another message."""
+    entry_id, _, body = data.partition(b"\n")
+    if not body:
+        return None
+    return FeedEntry(entry_id.decode(), json.loads(body))
 
 
 @dataclass(frozen=True)

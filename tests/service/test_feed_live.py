@@ -383,3 +383,39 @@ def test_an_events_page_says_who_is_to_move(app: Flask, client: FlaskClient) -> 
     thread.join()
     after = table.get().json
     assert answers[0]["version"] == after["version"] and answers[0]["to_move"] == after["to_move"]
+
+
+def test_live_feed_entries_go_out_from_their_message_without_a_read(
+    client: FlaskClient, backend: Backend
+) -> None:
+    """A feed write publishes the whole entry: once a stream is caught up, the reader hands each new
+    entry on from its message, in order, and reads the feed again only to catch up.  (The spy counts
+    our own store's reads; it changes nothing.)"""
+    token = backend.player("ann")
+    store = backend.services.live.accounts
+    reads: list[dict[str, str]] = []
+    real = store.feed_after_many
+
+    def counted(cursors: dict[str, str], count: int) -> Any:
+        reads.append(dict(cursors))
+        return real(cursors, count)
+
+    store.feed_after_many = counted  # type: ignore[method-assign]
+    try:
+        resp = client.get(FEED, headers={**bearer(token), **NDJSON}, buffered=False)
+        seen: list[dict[str, Any]] = []
+        written = [backend.note("ann")]
+        reads_when_caught_up: int | None = None
+        for chunk in chunks(resp):
+            seen += [d for d in map(json.loads, chunk.splitlines()) if d["type"] != "heartbeat"]
+            if seen and reads_when_caught_up is None:
+                reads_when_caught_up = len(reads)
+            if len(written) < 6 and len(seen) == len(written):
+                written.append(backend.note("ann"))
+            if len(seen) == 6:
+                break
+        resp.close()
+    finally:
+        del store.feed_after_many
+    assert [{k: v for k, v in e.items() if k != "id"} for e in seen] == written
+    assert reads_when_caught_up is not None and len(reads) == reads_when_caught_up  # 5 more, no read
