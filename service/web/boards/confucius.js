@@ -190,6 +190,11 @@ function describeEvent(ev, ctx) {
       return `${title(ev.ministry)} is resolved: minister ${who(ev.minister)} (${ev.minister_vp} VP), ` +
         `secretary ${who(ev.secretary)} (${ev.secretary_vp} VP).`;
     case "title": return `${who(ev.seat)} earns the title of ${words(ev.title)} (${ev.vp} VP).`;
+    case "cards_discarded": {  // R98: everyone over the hand limit, revealed together
+      const each = ev.cards.map((held, seat) => [seat, held.map((n, k) => (n ? `${n}× c${k + 1}` : "")).filter(Boolean)])
+        .filter(([, kinds]) => kinds.length).map(([seat, kinds]) => `${who(seat)} ${kinds.join(", ")}`);
+      return `Cards discarded down to the hand limit: ${each.join("; ") || "none"}.`;
+    }
     default: return null;
   }
 }
