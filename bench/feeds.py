@@ -36,7 +36,6 @@ import asyncio
 import http.client
 import multiprocessing as mp
 import os
-import queue
 import random
 import signal
 import subprocess
@@ -52,7 +51,7 @@ import orjson
 import redis
 
 from bench.api import Client, free_port, percentile, phase, start_server
-from bench.crowd import raise_fd_limit, waiting_now
+from bench.crowd import collect, raise_fd_limit, waiting_now
 from bench.procs import cpu_seconds, descendants, named_children, rss_mb
 from devtools.private_redis import PrivateRedis
 
@@ -391,19 +390,6 @@ class Condition:
     play_cpu: float = 0.0
     redis_clients: int = 0
     tallies: list[Tally] = field(default_factory=list)
-
-
-def collect(out: Any, expected: int, timeout: float = 120.0) -> list[Any]:
-    """What ``expected`` helper processes put on ``out`` (one that fails to report is left out)."""
-    got: list[Any] = []
-    deadline = time.monotonic() + timeout
-    while len(got) < expected:
-        try:
-            got.append(out.get(timeout=max(0.1, deadline - time.monotonic())))
-        except queue.Empty:
-            print(f"warning: {expected - len(got)} helper process(es) did not report", file=sys.stderr)
-            break
-    return got
 
 
 def server_settings(args: argparse.Namespace) -> dict[str, Any]:
