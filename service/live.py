@@ -274,7 +274,6 @@ class LiveEvents:
         store: Store,
         *,
         max_waiters: int,
-        max_per_address: int,
         confirm_timeout: float,
         accounts: AccountStore | None = None,
     ) -> None:
@@ -282,7 +281,6 @@ class LiveEvents:
         self.accounts = accounts if accounts is not None else AccountStore(store.redis)
         self.max_waiters = max_waiters
         #: The cap of :meth:`subscribe`'s plain-address form.
-        self.max_per_address = max_per_address
         #: How long a new subscription waits for its channel to be confirmed before the request fails.
         self.confirm_timeout = confirm_timeout
         #: Topics with waiters, by channel name.
@@ -317,16 +315,11 @@ class LiveEvents:
         with self._lock:
             return self._by_quota[quota_key]
 
-    def subscribe(self, topic: Topic | str, quotas: Quotas | str) -> Subscription:
-        """A subscription to ``topic``'s new events (a bare string: that match's), once its channel is
-        confirmed; the caller then catches up from the stream (:meth:`Subscription.backlog`).
-        ``quotas`` are the (key, cap) pairs the waiter counts against (a bare string: a client
-        address, capped at ``max_per_address``).  429 past the process's cap or any of the quotas,
-        naming it; a Redis that does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
-        if isinstance(topic, str):
-            topic = Topic.match(topic)
-        if isinstance(quotas, str):
-            quotas = [(f"addr:{quotas}", self.max_per_address)]
+    def subscribe(self, topic: Topic, quotas: Quotas) -> Subscription:
+        """A subscription to ``topic``'s new events, once its channel is confirmed; the caller then
+        catches up from the stream (:meth:`Subscription.backlog`).  ``quotas`` are the (key, cap) pairs
+        the waiter counts against.  429 past the process's cap or any of the quotas, naming it; a
+        Redis that does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
         channel = topic.channel
         with self._lock:
             if self._waiters >= self.max_waiters:

@@ -87,7 +87,6 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         store,
         accounts=account_store,
         max_waiters=config.max_waiters,
-        max_per_address=config.max_waiters_per_address,
         confirm_timeout=2 * config.redis_timeout_seconds,
     )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id

@@ -11,8 +11,11 @@ import pytest
 import redis
 
 from service.events import OVER
-from service.live import LiveEvents, event_key
+from service.live import LiveEvents, Topic, event_key
 from tests.service.conftest import Table, make_config
+
+#: One test client's waiter cap (the HTTP layer builds these from the caller's credential).
+QUOTA = [("addr:test", 500)]
 
 
 def play_to_the_end(table: Table, pause: float = 0.0) -> None:
@@ -25,7 +28,7 @@ def play_to_the_end(table: Table, pause: float = 0.0) -> None:
 
 def follow(live: LiveEvents, match_id: str, after: str) -> list[str]:
     """The ids a waiter subscribed at ``after`` sees, up to ``match_over``."""
-    with live.subscribe(match_id, "test") as sub:
+    with live.subscribe(Topic.match(match_id), QUOTA) as sub:
         rows = sub.backlog(after)
         seen = [r.id for r in rows]
         deadline = time.monotonic() + 10
@@ -72,7 +75,7 @@ def test_waiters_subscribing_while_moves_commit_see_every_event_once_in_order(ap
 def test_a_killed_pubsub_connection_loses_no_event(app, client, redis_client):
     table = Table(client, game="year_of_dragon", players=2, seed=12)
     live = app.extensions["tabletop"].live
-    with live.subscribe(table.id, "test") as sub:
+    with live.subscribe(Topic.match(table.id), QUOTA) as sub:
         seen = [r.id for r in sub.backlog("0-0")]
         killed = redis_client.client_kill_filter(_type="pubsub")
         assert killed >= 1
@@ -134,8 +137,8 @@ def test_a_subscription_that_redis_does_not_confirm_is_a_timeout(app, table):
     from service.store import Store, connect
 
     dead = Store(connect("redis://127.0.0.1:1/0", timeout=0.2))
-    live = LiveEvents(dead, max_waiters=10, max_per_address=10, confirm_timeout=0.3)
+    live = LiveEvents(dead, max_waiters=10, confirm_timeout=0.3)
     t0 = time.monotonic()
     with pytest.raises(redis.TimeoutError):
-        live.subscribe(table.id, "test")
+        live.subscribe(Topic.match(table.id), QUOTA)
     assert time.monotonic() - t0 < 1.0 and live.waiters == 0
