@@ -14,10 +14,11 @@ every script below touches one cluster slot:
 ``tt:{p:<key>}:fed``        hash: match id -> the last outbox note of that match fed here (dedup)
 
 A player's feed is derived from the outbox of each match (``tt:{m:<id>}:outbox``, appended by the
-match's own commit script, see ``commit.lua``): :meth:`AccountStore.drain` moves its notes into the
-players' feeds, each note at most once (``fed``), and pops an outbox entry only once every note of it
-is in place.  So a process that dies between a commit and the feed write loses nothing: the next
-drain (the next commit's, or the workers' sweep of ``tt:outbox:pending``) delivers it.
+match's own commit script, see ``commit.lua``): :class:`service.matches.outbox.Outbox` moves its notes
+into the players' feeds (and on to webhooks and ratings), each note at most once (``fed``), and pops
+an outbox entry only once everything of it is in place.  So a process that dies between a commit and
+the feed write loses nothing: the next drain (the next commit's, or the workers' sweep of
+``tt:outbox:pending``) delivers it.
 
 ``tt:outbox:pending``  sorted set: match id -> when a commit with notes was last about to happen there.
 Written before such a commit (a crash after the commit leaves it behind); the sweep drains the
@@ -43,8 +44,9 @@ SETTLED_SECONDS = 30.0
 _APPS = "tt:apps"
 _PENDING = "tt:outbox:pending"
 
-#: Feed one note.  KEYS: feed, fed, matches; ARGV: match id, note number (version * 1000 + n), entry
-#: JSON, max length, match sequence.  Adds the entry unless that note was fed already; publishes it on
+#: Feed one note.  KEYS: feed, fed, matches; ARGV: source (a match id), note number (a match's: version *
+#: 1000 + n), entry JSON, max length, match sequence ("": the source is no match).  Adds the entry
+#: unless that note was fed already; publishes it on
 #: the feed's channel (its own name) as ``<id>\n<entry JSON>`` (see :func:`published_entry`).  Returns
 #: the entry id, or "" for a note fed before.
 _FEED = """
@@ -52,7 +54,7 @@ local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
 if tonumber(ARGV[2]) <= last then return '' end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1]) end
 redis.call('PUBLISH', KEYS[1], id .. '\\n' .. ARGV[3])
 return id
 """
@@ -291,37 +293,27 @@ class AccountStore:
         """Drop a pending mark unless a commit marked the match again since it was read."""
         self._drop_if(keys=[_PENDING], args=[match_id, repr(score)])
 
-    def drain(self, match_id: str) -> int:
-        """Move the outbox of ``match_id`` into its players' feeds, oldest entry first; the number of
-        notes that reached a feed now (each note reaches it once, however many drain at once)."""
-        outbox = match_key(match_id, "outbox")
-        delivered = 0
-        while True:
-            head = self.redis.lindex(outbox, 0)
-            if head is None:
-                return delivered
-            entry = json.loads(head)
-            for n, note in enumerate(entry["notes"]):
-                key = note["player"]
-                keys = [player_slot_key(key, p) for p in ("feed", "fed", "matches")]
-                args = [
-                    match_id,
-                    entry["version"] * 1000 + n,
-                    json.dumps(note["entry"]),
-                    FEED_LENGTH,
-                    entry["seq"],
-                ]
-                if self._feed(keys=keys, args=args):
-                    delivered += 1
-            self._pop_if(keys=[outbox], args=[head])
+    def outbox_head(self, match_id: str) -> bytes | None:
+        """The oldest entry of the match's outbox, as stored (``None``: empty)."""
+        head = self.redis.lindex(match_key(match_id, "outbox"), 0)
+        return head if isinstance(head, bytes) else None
+
+    def pop_outbox(self, match_id: str, head: bytes) -> bool:
+        """Pop the outbox's oldest entry if it is still ``head`` (two drainers at once pop it once)."""
+        return bool(self._pop_if(keys=[match_key(match_id, "outbox")], args=[head]))
 
     def outbox_length(self, match_id: str) -> int:
         return int(self.redis.llen(match_key(match_id, "outbox")))
 
-    def feed_note(self, key: str, match_id: str, number: int, entry: dict[str, Any], seq: int) -> str:
-        """Feed one note of ``match_id`` that no commit carries (a clock warning) to the player ``key``,
-        numbered like the outbox's notes (``version * 1000 + n``) so it reaches the feed once: the new
-        entry's id, or ``""`` if that note (or a later one of the match) was fed already."""
+    def feed_note(
+        self, key: str, source: str, number: int, entry: dict[str, Any], seq: int | None
+    ) -> str:
+        """Feed one note about ``source`` (a match id, or another source of notes such as a challenge)
+        to the player ``key``, numbered within its source (a match's: ``version * 1000 + n``) so it
+        reaches the feed once: the new entry's id, or ``""`` if that note (or a later one of the
+        source) was fed already.  ``seq`` (a match's creation sequence) lists the match among the
+        player's matches; ``None`` for a source that is no match."""
         keys = [player_slot_key(key, p) for p in ("feed", "fed", "matches")]
-        fed = self._feed(keys=keys, args=[match_id, number, json.dumps(entry), FEED_LENGTH, seq])
+        args = [source, number, json.dumps(entry), FEED_LENGTH, "" if seq is None else seq]
+        fed = self._feed(keys=keys, args=args)
         return fed.decode() if isinstance(fed, bytes) else str(fed or "")

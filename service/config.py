@@ -48,6 +48,25 @@ class Config:
     #: Seconds before a human decision's deadline when its player's feed gets ``clock_warning``
     #: (0: none).
     clock_warning_seconds: float = 30.0
+    #: Webhooks (issue 26, see service/matches/webhooks.py): whether endpoint URLs may be plain
+    #: ``http``; whether they may resolve to loopback, private, link-local or metadata addresses
+    #: (``tabletop serve``'s development mode turns it on); seconds one delivery may take; deliveries
+    #: one endpoint has in flight at once; seconds a message is retried from its creation; seconds an
+    #: endpoint may fail throughout before it is disabled; seconds a rotated secret stays valid;
+    #: endpoints per app.
+    webhook_allow_http: bool = False
+    webhook_allow_private: bool = False
+    webhook_timeout_seconds: float = 5.0
+    webhook_concurrency: int = 4
+    webhook_retry_seconds: float = 24 * 3600
+    webhook_disable_after_seconds: float = 3 * 24 * 3600
+    webhook_secret_grace_seconds: float = 24 * 3600
+    webhook_max_endpoints: int = 20
+    #: Matchmaking (issue 27): seconds an open seek lives unless it says otherwise, seconds a challenge
+    #: waits for its answers, and rated matches one bot player may play at once.
+    seek_seconds: int = 15 * 60
+    challenge_seconds: int = 24 * 3600
+    bot_max_matches: int = 10
     #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
     allow_seed: bool = False
     #: Upper bound for the events long-poll ``wait`` parameter, in seconds.

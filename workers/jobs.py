@@ -262,7 +262,7 @@ def clock_warning(matches: Matches, match_id: str, version: int, at: float | Non
     (:func:`service.matches.feed_sweep.warn`).  Like a quick timeout, it costs a few Redis commands and
     no thinking, so the keeper gives it itself."""
     at = now() if at is None else at
-    return feed_sweep.warn(matches.store, matches.accounts.store, match_id, version, at)
+    return feed_sweep.warn(matches.store, matches.outboxes, match_id, version, at)
 
 
 def play_timeout(match_id: str, version: int) -> str:

@@ -190,7 +190,7 @@ def keep_clocks(config: Config, parent: int) -> None:
     of time, give the clock warnings due and sweep the outboxes, until the parent worker is gone, riding
     out Redis outages like the lanes."""
     matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
-    sweeper = OutboxSweeper(matches.accounts.store)
+    sweeper = OutboxSweeper(matches.outboxes)
     delay = BACKOFF[0]
     while os.getppid() == parent:
         try:

@@ -21,8 +21,11 @@ from service.http.schemas.errors import ErrorSchema
 from service.http.spec import describe_match_request, register_components
 from service.live import LiveEvents
 from service.matches.accounts import Accounts
+from service.matches.challenges import Challenges
 from service.matches.identity import READ, Caller
 from service.matches.operations import Matches
+from service.matches.seeks import Seeks
+from service.seeks_store import SeekStore
 from service.store import MatchMeta, connect_store
 
 #: A placeholder URL for apps that never touch Redis (``tabletop spec``): redis-py connects lazily.
@@ -94,8 +97,16 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     http_policy.install(app, config)
     metrics = Metrics(store, live)
     accounts = Accounts(account_store, config)
+    matches = SeatLoggingMatches(store, games, config, accounts=accounts)
+    seeks_store = SeekStore(store.redis)
     app.extensions[EXTENSION] = Services(
-        config, SeatLoggingMatches(store, games, config, accounts=accounts), metrics, live, accounts
+        config,
+        matches,
+        metrics,
+        live,
+        accounts,
+        Seeks(matches, seeks_store),
+        Challenges(matches, seeks_store),
     )
     api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
     register_components(api.spec, games)

@@ -27,8 +27,30 @@ MATCH_OVER = "match_over"
 TIMED_OUT = "timeout"
 CLOCK_WARNING = "clock_warning"
 INVITED = "invited"
-#: Every type of feed entry, in the order the spec lists them.
-ENTRY_TYPES = (YOUR_TURN, MATCH_STARTED, SEAT_JOINED, MATCH_OVER, TIMED_OUT, CLOCK_WARNING, INVITED)
+#: Matchmaking's entries (service/matches/seeks.py, challenges.py): a seek paired into a match, a seek
+#: expired unpaired; a challenge received, accepted by all (its match made), declined, expired.
+SEEK_MATCHED = "seek_matched"
+SEEK_EXPIRED = "seek_expired"
+CHALLENGE_RECEIVED = "challenge_received"
+CHALLENGE_ACCEPTED = "challenge_accepted"
+CHALLENGE_DECLINED = "challenge_declined"
+CHALLENGE_EXPIRED = "challenge_expired"
+#: Every type of feed entry, in the order the spec lists them (webhook endpoints choose among them).
+ENTRY_TYPES = (
+    YOUR_TURN,
+    MATCH_STARTED,
+    SEAT_JOINED,
+    MATCH_OVER,
+    TIMED_OUT,
+    CLOCK_WARNING,
+    INVITED,
+    SEEK_MATCHED,
+    SEEK_EXPIRED,
+    CHALLENGE_RECEIVED,
+    CHALLENGE_ACCEPTED,
+    CHALLENGE_DECLINED,
+    CHALLENGE_EXPIRED,
+)
 
 
 def entry(kind: str, meta: MatchMeta, seat: int, **extra: Any) -> dict[str, Any]:

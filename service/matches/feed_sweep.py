@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.accounts_store import SETTLED_SECONDS, AccountStore
+from service.accounts_store import SETTLED_SECONDS
 from service.matches import feed
+from service.matches.outbox import Outbox
 from service.store import ACTIVE, MatchMeta, Store
 
 #: Seconds a pending mark is left to its committer, who drains right after its commit, before the
@@ -60,7 +61,7 @@ class Swept:
 
 
 def sweep_outboxes(
-    store: AccountStore,
+    outbox: Outbox,
     now: float,
     settle: float = SETTLED_SECONDS,
     limit: int = PAGE,
@@ -71,13 +72,14 @@ def sweep_outboxes(
     """Drain the matches marked pending more than ``grace`` seconds before ``now`` and after ``since``
     (every such mark when ``None``); then drain the marks older than ``settle`` seconds again and drop
     those whose outbox is empty.  ``limit``: marks read per round trip."""
+    store = outbox.store
     delivered = dropped = 0
     horizon = now - grace
     cursor = since
     while True:
         page = store.pending(horizon, limit, after=cursor)
         for match_id, _ in page:
-            delivered += store.drain(match_id)
+            delivered += outbox.drain(match_id)
         if len(page) < limit:
             break
         cursor = page[-1][1]
@@ -85,7 +87,7 @@ def sweep_outboxes(
     while True:
         page = store.pending(now - settle, limit, after=settled)
         for match_id, score in page:
-            delivered += store.drain(match_id)
+            delivered += outbox.drain(match_id)
             if store.outbox_length(match_id) == 0:  # else a commit appended meanwhile: its mark is newer
                 store.unmark(match_id, score)
                 dropped += 1
@@ -101,12 +103,12 @@ class OutboxSweeper:
 
     def __init__(
         self,
-        store: AccountStore,
+        outbox: Outbox,
         every: float = SWEEP_SECONDS,
         settle: float = SETTLED_SECONDS,
         limit: int = PAGE,
     ) -> None:
-        self.store = store
+        self.outbox = outbox
         self.every = every
         self.settle = settle
         self.limit = limit
@@ -119,7 +121,7 @@ class OutboxSweeper:
         if now < self.next_at:
             return None
         self.next_at = now + self.every
-        swept = sweep_outboxes(self.store, now, self.settle, self.limit, since=self.since)
+        swept = sweep_outboxes(self.outbox, now, self.settle, self.limit, since=self.since)
         self.since = swept.until
         return swept
 
@@ -146,7 +148,7 @@ def index_warning(store: Store, meta: MatchMeta, lead: float) -> None:
     store.set_warning(meta.id, meta.version, warning_at(meta, lead))
 
 
-def warn(store: Store, accounts: AccountStore, match_id: str, version: int, now: float) -> str:
+def warn(store: Store, outbox: Outbox, match_id: str, version: int, now: float) -> str:
     """Give the clock warning of ``match_id``'s decision pending at ``version``, claimed from the
     warnings index, if that version is still the match's and its deadline is still ahead at ``now``;
     then drop it from the index.  The match's outbox is drained first, so the commit's own notes
@@ -161,9 +163,9 @@ def warn(store: Store, accounts: AccountStore, match_id: str, version: int, now:
     elif deadline <= now:
         outcome = TOO_LATE  # the timeout is the news now
     else:
-        accounts.drain(match_id)
+        outbox.drain(match_id)
         number = version * 1000 + WARNING_NOTE
-        fed = accounts.feed_note(note["player"], match_id, number, note["entry"], meta.seq)
+        fed = outbox.note(note["player"], match_id, number, note["entry"], meta.seq)
         outcome = WARNED if fed else ALREADY
     store.drop_warning(match_id, version)
     return outcome

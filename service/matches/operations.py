@@ -49,6 +49,10 @@ from service.matches.errors import (
     unauthorized,
 )
 from service.matches.identity import ADMIN, ANONYMOUS, APP, PLAY, PLAYER, READ, SEAT, Caller, player_key
+from service.matches.outbox import Outbox
+from service.matches.ratings import Ratings
+from service.matches.webhooks import Webhooks
+from service.ratings_store import RatingStore
 from service.store import (
     ABORTED,
     ACTIVE,
@@ -67,6 +71,7 @@ from service.store import (
     now,
     progress_fields,
 )
+from service.webhooks_store import WebhookStore
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +156,10 @@ class Matches:
         self.store = store
         #: Apps, players and their feeds: who holds a player's seat, and where commits' notes go.
         self.accounts = accounts or Accounts(AccountStore(store.redis), config)
+        self.webhooks = Webhooks(WebhookStore(store.redis), config)
+        self.ratings = Ratings(RatingStore(store.redis), config)
+        #: Carries the commits' outbox entries to feeds, webhooks and ratings.
+        self.outboxes = Outbox(self.accounts.store, self.webhooks, self.ratings)
         self.games = games
         self.config = config
         #: The time of commits and clocks (epoch seconds); tests of clocks pass their own.
@@ -311,7 +320,7 @@ class Matches:
         if outbox is None:
             return
         try:
-            self.accounts.store.drain(match_id)
+            self.outboxes.drain(match_id)
         except STORAGE_ERRORS as exc:
             log.warning("feed delivery of match %s deferred to the sweep: %s", match_id, exc)
 

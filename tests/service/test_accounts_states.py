@@ -274,7 +274,7 @@ class AccountsLife(RuleBasedStateMachine):
         self.t += seconds
         for match_id, version in self.matches.store.claim_warnings(self.t, 20, 30):
             outcome = feed_sweep.warn(
-                self.matches.store, self.matches.accounts.store, match_id, version, self.t
+                self.matches.store, self.matches.outboxes, match_id, version, self.t
             )
             self.steps[f"warning {outcome}"] += 1
         for match_id in self.matches.store.claim_due(self.t, 20, 30):

@@ -69,7 +69,7 @@ class Backend:
         outbox = {"version": version, "seq": 1, "notes": [{"player": self.key_of(player_id), "entry": entry}]}
         redis = self.services.matches.store.redis
         redis.rpush(match_key(match_id, "outbox"), json.dumps(outbox))
-        assert self.accounts.store.drain(match_id) == 1
+        assert self.services.matches.outboxes.drain(match_id) == 1
         return entry
 
 

@@ -19,6 +19,7 @@ from service.accounts_store import AccountStore
 from service.matches import feed_sweep
 from service.matches.identity import APP, Caller
 from service.matches.operations import Matches
+from service.matches.outbox import Outbox
 from service.store import MatchMeta, match_key, now
 from workers import jobs
 
@@ -32,6 +33,7 @@ class Players:
     def __init__(self, matches: Matches) -> None:
         self.matches = matches
         self.accounts: AccountStore = matches.accounts.store
+        self.outboxes: Outbox = matches.outboxes
         self.app: str = matches.accounts.create_app("Backend")["id"]
         self.caller = Caller(APP, app=self.app, scopes=frozenset({"read", "play"}))
         for player in ("ann", "bob"):
@@ -116,17 +118,17 @@ def test_the_sweep_delivers_what_a_dead_committer_left_once(
     assert [entry["version"] for entry in left] == [1]
     assert not any(key[1] == 1 for key in fed(players, doc["id"]))  # nobody heard of the move
 
-    fresh = feed_sweep.sweep_outboxes(players.accounts, time.time())
+    fresh = feed_sweep.sweep_outboxes(players.outboxes, time.time())
     assert fresh.delivered == 0 and players.outbox(doc["id"]) == left  # the committer's, for a second
 
     later = time.time() + 2
-    swept = feed_sweep.sweep_outboxes(players.accounts, later)
+    swept = feed_sweep.sweep_outboxes(players.outboxes, later)
     assert swept.delivered == sum(noted(players, left).values()) >= 1
     assert players.outbox(doc["id"]) == []
     counts = fed(players, doc["id"])
     assert all(counts[key] == 1 for key in noted(players, left))
     assert any(key[2] == "your_turn" and key[1] == played.version for key in counts)
-    assert feed_sweep.sweep_outboxes(players.accounts, later).delivered == 0
+    assert feed_sweep.sweep_outboxes(players.outboxes, later).delivered == 0
     assert fed(players, doc["id"]) == counts
 
 
@@ -156,10 +158,10 @@ def test_committers_and_sweeps_draining_at_once_deliver_each_note_once(
 
     later = time.time() + 2
     work = [
-        lambda: players.accounts.drain(doc["id"]),
-        lambda: players.accounts.drain(doc["id"]),
-        lambda: feed_sweep.sweep_outboxes(players.accounts, later),
-        lambda: feed_sweep.sweep_outboxes(players.accounts, later, settle=0),
+        lambda: players.outboxes.drain(doc["id"]),
+        lambda: players.outboxes.drain(doc["id"]),
+        lambda: feed_sweep.sweep_outboxes(players.outboxes, later),
+        lambda: feed_sweep.sweep_outboxes(players.outboxes, later, settle=0),
     ]
     threads = [threading.Thread(target=run, args=(w,)) for w in work]
     for thread in threads:
@@ -178,13 +180,13 @@ def test_a_mark_is_dropped_only_once_settled_and_its_outbox_empty(players: Playe
     doc = players.create()
     players.play(doc["id"])  # delivered by its committer; the mark stays behind
     score = players.mark(doc["id"])
-    kept = feed_sweep.sweep_outboxes(players.accounts, score + 5, settle=30)
+    kept = feed_sweep.sweep_outboxes(players.outboxes, score + 5, settle=30)
     assert kept.dropped == 0 and players.matches.store.redis.zscore(PENDING, doc["id"]) == score
 
     # An entry no drain has taken (a commit slower than the grace, whose process then died):
     stray = {"version": 99, "seq": 1, "notes": [{"player": players.key("ann"), "entry": {"type": "x"}}]}
     players.matches.store.redis.rpush(match_key(doc["id"], "outbox"), json.dumps(stray))
-    settled = feed_sweep.sweep_outboxes(players.accounts, score + 31, settle=30)
+    settled = feed_sweep.sweep_outboxes(players.outboxes, score + 31, settle=30)
     assert (settled.delivered, settled.dropped) == (1, 1)  # drained before it is dropped
     assert players.matches.store.redis.zscore(PENDING, doc["id"]) is None
     assert players.outbox(doc["id"]) == []
@@ -205,7 +207,7 @@ def test_the_keepers_sweeper_looks_at_a_mark_at_the_grace_and_when_settled_only(
     second in between (a steady load costs the sweep its commit rate, not its backlog)."""
     doc = players.create()
     score = players.mark(doc["id"])
-    sweeper = feed_sweep.OutboxSweeper(players.accounts, every=1.0, settle=10.0)
+    sweeper = feed_sweep.OutboxSweeper(players.outboxes, every=1.0, settle=10.0)
     assert sweeper.tick(score + 1.5) is not None
     assert sweeper.tick(score + 2.0) is None  # once a second at most
 
@@ -224,7 +226,7 @@ def test_a_fresh_sweeper_drains_every_mark_past_the_grace(
     doc = players.create()
     crash_after_commit(monkeypatch)
     players.play(doc["id"])
-    swept = feed_sweep.OutboxSweeper(players.accounts).tick(time.time() + 5)
+    swept = feed_sweep.OutboxSweeper(players.outboxes).tick(time.time() + 5)
     assert swept is not None and swept.delivered >= 1 and players.outbox(doc["id"]) == []
 
 

@@ -13,8 +13,10 @@ from service.http.jsonbody import BodyParser
 from service.http.metrics import Metrics
 from service.live import LiveEvents
 from service.matches.accounts import Accounts
+from service.matches.challenges import Challenges
 from service.matches.identity import Caller
 from service.matches.operations import Matches
+from service.matches.seeks import Seeks
 
 #: Where an app keeps its :class:`Services` (``app.extensions[EXTENSION]``).
 EXTENSION = "tabletop"
@@ -38,6 +40,8 @@ class Services:
     metrics: Metrics
     live: LiveEvents
     accounts: Accounts
+    seeks: Seeks
+    challenges: Challenges
 
 
 def services() -> Services:
@@ -64,6 +68,7 @@ def register_blueprints(app: Flask, api: Api) -> None:
     from service.http.api import (
         accounts,
         actions,
+        challenges,
         docs,
         events,
         feed,
@@ -73,10 +78,15 @@ def register_blueprints(app: Flask, api: Api) -> None:
         lifecycle,
         matches,
         quota,
+        ratings,
+        seeks,
         webclient,
+        webhooks,
     )
 
-    for module in (games, matches, lifecycle, actions, events, feed, hints, health, quota):
+    for module in (games, matches, lifecycle, actions, events, feed, hints, health, quota, webhooks):
+        api.register_blueprint(module.blp)
+    for module in (ratings, seeks, challenges):
         api.register_blueprint(module.blp)
     for blueprint in (accounts.admin, accounts.players, accounts.me):
         api.register_blueprint(blueprint)

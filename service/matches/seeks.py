@@ -1,0 +1,18 @@
+"""Matchmaking by seeks (issue 27: being built)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from service.seeks_store import SeekStore
+
+if TYPE_CHECKING:
+    from service.matches.operations import Matches
+
+
+class Seeks:
+    """Open seeks per game and player count, paired into matches."""
+
+    def __init__(self, matches: Matches, store: SeekStore) -> None:
+        self.matches = matches
+        self.store = store
