@@ -26,8 +26,10 @@ case "$cmd" in
     if [ ! -x /usr/bin/chromium ]; then  # the browser tests drive Debian's chromium (playwright downloads none)
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
     fi
-    if ! command -v jq >/dev/null || ! command -v curl >/dev/null; then  # the README's examples (tests/clients)
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends jq curl
+    # jq and curl: the README's examples (tests/clients); openssl: the webhook client's TLS test certificate
+    if ! command -v jq >/dev/null || ! command -v curl >/dev/null || ! command -v openssl >/dev/null; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        jq curl openssl
     fi
     # tests/clients: openapi-typescript and tsc, pinned by the lockfile
     [ -d clients/typescript/node_modules ] || (cd clients/typescript && npm ci --no-audit --no-fund --silent)

@@ -35,7 +35,7 @@ from typing import Any
 
 import redis
 
-from service.store import match_key
+from service.store import DROP_IF_UNCHANGED, match_key
 
 #: Entries a player's feed keeps (approximately: Redis trims whole nodes).
 FEED_LENGTH = 1000
@@ -62,15 +62,6 @@ return id
 _POP_IF = """
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then
   redis.call('LPOP', KEYS[1])
-  return 1
-end
-return 0
-"""
-#: Drop KEYS[1]'s member ARGV[1] if its score is still ARGV[2].
-_DROP_IF = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then
-  redis.call('ZREM', KEYS[1], ARGV[1])
   return 1
 end
 return 0
@@ -144,7 +135,7 @@ class AccountStore:
         self.redis = client
         self._feed = client.register_script(_FEED)
         self._pop_if = client.register_script(_POP_IF)
-        self._drop_if = client.register_script(_DROP_IF)
+        self._drop_if = client.register_script(DROP_IF_UNCHANGED)
 
     # -- apps ---------------------------------------------------------------------------------------
 

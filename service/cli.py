@@ -72,6 +72,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     private = None
     bot_worker = None
     if not config.redis_url:
+        # Webhook receivers on this machine (http://127.0.0.1:…) are what development calls: allowed
+        # here, refused by default in production (issue 26 point 5).  In the environment, so the worker
+        # and its delivery lane see it too; a variable the developer set wins.
+        for name in ("TABLETOP_WEBHOOK_ALLOW_PRIVATE", "TABLETOP_WEBHOOK_ALLOW_HTTP"):
+            os.environ.setdefault(name, "true")
         private = devredis.PrivateRedis(data_dir=str(DEV_DATA_DIR))
         config = Config.from_env(redis_url=private.start(), **overrides)
         print(f"development mode: private Redis at {config.redis_url} (data in {DEV_DATA_DIR}/)", flush=True)
@@ -152,6 +157,40 @@ def cmd_apps(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_webhooks(args: argparse.Namespace) -> int:
+    """An app's webhook endpoints and their delivery log on the Redis in TABLETOP_REDIS_URL (issue 26
+    point 4): what the app's own ``/v1/apps/me/webhooks`` shows, for the operator helping an integrator
+    on a shell on the cluster (no app key needed there).  Never prints a secret."""
+    from service.config import Config
+    from service.matches.errors import MatchError
+    from service.matches.webhooks import Webhooks
+    from service.store import connect
+    from service.webhooks_store import WebhookStore
+
+    config = Config.from_env()
+    if not config.redis_url:
+        print("tabletop webhooks: TABLETOP_REDIS_URL is not set", file=sys.stderr)
+        return 2
+    hooks = Webhooks(WebhookStore(connect(config.redis_url, cluster=config.redis_cluster)), config)
+    try:
+        if args.action == "list":
+            out: Any = hooks.endpoints(args.app)
+        elif args.action == "deliveries":
+            found, cursor = hooks.deliveries(
+                args.app, args.endpoint, status=args.status, before=args.before, limit=args.limit
+            )
+            out = {"deliveries": found, "next_cursor": cursor}
+        elif args.action == "redeliver":
+            out = hooks.redeliver(args.app, args.endpoint, args.message)
+        else:
+            out = hooks.ping(args.app, args.endpoint)
+    except MatchError as exc:
+        print(f"tabletop webhooks {args.action}: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(out, indent=2))
+    return 0
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     """Play all-bot matches through the HTTP API and print the results table."""
     from tabletop_client import Client, botmatch
@@ -225,6 +264,27 @@ def main(argv: list[str] | None = None) -> int:
     apps.add_argument("action", choices=["create", "list", "rotate", "revoke"])
     apps.add_argument("name", nargs="?", help="create: the app's name; rotate, revoke: its id")
     apps.set_defaults(func=cmd_apps)
+    hooks = sub.add_parser(
+        "webhooks",
+        help="an app's webhook endpoints, their delivery log, redelivery and pings; needs TABLETOP_REDIS_URL",
+    )
+    hooks_sub = hooks.add_subparsers(dest="action", required=True)
+    listed = hooks_sub.add_parser("list", help="the app's endpoints (never a secret)")
+    listed.add_argument("app", help="the app's id")
+    log = hooks_sub.add_parser("deliveries", help="an endpoint's delivery log, newest first (one page)")
+    log.add_argument("app", help="the app's id")
+    log.add_argument("endpoint", help="the endpoint's id")
+    log.add_argument("--status", choices=["pending", "delivered", "failed"], help="only messages in it")
+    log.add_argument("--before", help="the next_cursor of the last page")
+    log.add_argument("--limit", type=int, default=20, help="messages per page (default %(default)s)")
+    again = hooks_sub.add_parser("redeliver", help="queue a past message again (the same webhook-id)")
+    again.add_argument("app", help="the app's id")
+    again.add_argument("endpoint", help="the endpoint's id")
+    again.add_argument("message", help="the message's id (msg_…)")
+    ping = hooks_sub.add_parser("ping", help="queue a test message of type ping")
+    ping.add_argument("app", help="the app's id")
+    ping.add_argument("endpoint", help="the endpoint's id")
+    hooks.set_defaults(func=cmd_webhooks)
     spec = sub.add_parser("spec", help="write the OpenAPI document")
     spec.add_argument("--output", "-o", default=str(DEFAULT_SPEC), help="file to write, or - for stdout")
     spec.set_defaults(func=cmd_spec)

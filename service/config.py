@@ -58,9 +58,9 @@ class Config:
     webhook_allow_private: bool = False
     webhook_timeout_seconds: float = 5.0
     webhook_concurrency: int = 4
-    webhook_retry_seconds: float = 24 * 3600
-    webhook_disable_after_seconds: float = 3 * 24 * 3600
-    webhook_secret_grace_seconds: float = 24 * 3600
+    webhook_retry_seconds: float = 24 * 3600.0
+    webhook_disable_after_seconds: float = 3 * 24 * 3600.0
+    webhook_secret_grace_seconds: float = 24 * 3600.0
     webhook_max_endpoints: int = 20
     #: Matchmaking (issue 27): seconds an open seek lives unless it says otherwise, seconds a challenge
     #: waits for its answers, and rated matches one bot player may play at once.

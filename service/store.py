@@ -60,6 +60,16 @@ STATUSES = (WAITING, ACTIVE, FINISHED, ABORTED)
 OVER_STATUSES = frozenset({FINISHED, ABORTED})
 
 _SEQ = "tt:seq"
+#: Drop KEYS[1]'s member ARGV[1] if its score is still ARGV[2] (nothing re-marked it since it was read):
+#: how every store clears a mark in an index others may write meanwhile.
+DROP_IF_UNCHANGED = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+"""
 #: KEYS[1] = ARGV[2] (expiring after ARGV[3] s) if KEYS[1] is ARGV[1] ("" = unset); 1 if set, else 0.
 _CLAIM = """
 local current = redis.call('GET', KEYS[1]) or ''

@@ -24,6 +24,16 @@ matches and read one feed instead of one event stream per match:
 
 The same calls with the credential as an argument are on :class:`Client` (``put_player(key, ...)``,
 ``my_matches(token)``...), with the operator's admin calls (``create_app(admin_token, name)``).
+
+Players find opponents among their app's players and know where they stand:
+
+    seek = ann.find_match("china", 3, rated=True, bots={"allow": True, "after_seconds": 60})
+    ann.wait_finished(seek["match_id"])                 # ... having played it (see wait_turns)
+    ann.ratings()                                       # per game: mu, sigma, ordinal, rank, history
+    ann.leaderboard("china")["players"]                 # best ordinal (mu - 3 sigma) first
+    challenge = ann.create_challenge("china", ["bob", "cy"], rated=True)  # they accept_challenge(id)
+    ann.wait_challenge(challenge["id"])["match_id"]
+    list(app.results("ann", "china"))                   # every finished match, with its result
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ from __future__ import annotations
 import http.client
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 from urllib.parse import urlencode, urlsplit
 
@@ -354,12 +364,28 @@ class Client:
         cursor: str | None = None,
         limit: int | None = None,
         player: str | None = None,
+        game: str | None = None,
     ) -> Doc:
         """One page of the player's matches, newest first: ``matches`` (each with its ``seat``,
-        ``to_move``, ``my_turn``, ``deadline``, ``version`` and ``result`` once over) and
-        ``next_cursor`` (the next ``cursor``; a filtered page may be short and still have one)."""
-        query = self._me_query(player, status=status, my_turn=my_turn, cursor=cursor, limit=limit)
+        ``to_move``, ``my_turn``, ``deadline``, ``version``, ``rated`` and ``result`` once over) and
+        ``next_cursor`` (the next ``cursor``; a filtered page may be short and still have one).
+        Filter by ``game``, ``status`` and ``my_turn``."""
+        query = self._me_query(player, game=game, status=status, my_turn=my_turn, cursor=cursor, limit=limit)
         return self._get(f"/v1/me/matches{query}", token)
+
+    def results(
+        self, token: str, game: str | None = None, player: str | None = None, page: int = 100
+    ) -> Iterator[Doc]:
+        """Every finished match of the player (of ``game``, or of every game), newest first, each
+        with its ``result`` (and ``rated``): a results export, following ``next_cursor`` page by page
+        (``page`` matches a request)."""
+        cursor: str | None = None
+        while True:
+            found = self.my_matches(token, "finished", None, cursor, page, player, game)
+            yield from found["matches"]
+            cursor = found["next_cursor"]
+            if cursor is None:
+                return
 
     def feed(self, token: str, after: str = "0-0", wait: float = 0, player: str | None = None) -> Doc:
         """One page of the player's feed after ``after`` (``events``, ``last_id`` for the next call);
@@ -373,6 +399,237 @@ class Client:
         """The player's feed as an NDJSON stream: entries as they come (heartbeats skipped), until the
         server closes it (``TABLETOP_STREAM_MAX_SECONDS``): then call again with the last entry's id."""
         return self._ndjson(f"/v1/me/events{self._me_query(player, after=after)}", token)
+
+    # -- matchmaking: seeks and challenges (a player token with ``play``, or the app key naming ``player``)
+
+    def create_seek(
+        self,
+        token: str,
+        game: str,
+        players: int,
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        rating_range: Doc | None = None,
+        bots: Doc | None = None,
+        expires_in: int | None = None,
+        player: str | None = None,
+    ) -> Doc:
+        """Look for a ``players``-seat match of ``game`` with the app's other players: the seek,
+        ``matched`` (with ``match_id``) if it completed a group at once, else ``open`` (wait for it
+        with :meth:`wait_seek`).  Seeks pair when their ``options``, ``rated`` and ``time_control``
+        agree and each player's rating is within the others' ``rating_range`` (``{"min", "max"}``,
+        ordinals); ``bots`` (``{"allow": True, "after_seconds": 30, "level": "easy"}``) lets bots fill
+        the seats nobody took by then.  A person has one open seek at a time (409 ``seek_open``);
+        ``expires_in`` defaults to the server's ``TABLETOP_SEEK_SECONDS``."""
+        body: Doc = {"game": game, "players": players, "options": options or {}, "rated": rated}
+        more = {
+            "time_control": time_control,
+            "rating_range": rating_range,
+            "bots": bots,
+            "expires_in": expires_in,
+            "player": player,
+        }
+        body.update({k: v for k, v in more.items() if v is not None})
+        return self.request("POST", "/v1/seeks", body, token)[1]
+
+    def seeks(
+        self,
+        token: str,
+        game: str,
+        players: int | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Doc:
+        """One page of the app's open seeks of ``game`` (of one player count, or all), oldest first:
+        ``seeks`` (each one's player id, name and rating, its terms) and ``next_cursor``."""
+        query = {"game": game, "players": players, "cursor": cursor, "limit": limit}
+        return self._get(f"/v1/seeks?{urlencode({k: v for k, v in query.items() if v is not None})}", token)
+
+    def seek(self, token: str, seek_id: str) -> Doc:
+        """A seek of the app: its ``status`` (``open``, ``pairing``, ``matched``, ``expired``,
+        ``cancelled``) and ``match_id`` once matched."""
+        return self._get(f"/v1/seeks/{seek_id}", token)
+
+    def cancel_seek(self, token: str, seek_id: str) -> Doc:
+        """Withdraw an open seek (its player, or the app key): ``cancelled``; one matched meanwhile is
+        409 ``seek_closed``."""
+        return self.request("DELETE", f"/v1/seeks/{seek_id}", None, token)[1]
+
+    def wait_seek(
+        self,
+        token: str,
+        seek_id: str,
+        timeout: float = 600.0,
+        after: str = "0-0",
+        player: str | None = None,
+    ) -> Doc:
+        """Wait until the seek is no longer open: the seek, ``matched`` (its ``match_id``),
+        ``expired`` or ``cancelled``.  It long-polls the player's feed (from ``after``, your feed
+        cursor if you hold one), which ``seek_matched`` or ``seek_expired`` wakes, so waiting costs
+        one request per feed entry, not a poll loop."""
+        return self._wait_closed(token, lambda: self.seek(token, seek_id), timeout, after, player)
+
+    def create_challenge(
+        self,
+        token: str,
+        game: str,
+        players: list[str],
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        order: str | None = None,
+        expires_in: int | None = None,
+        player: str | None = None,
+    ) -> Doc:
+        """Challenge the app's ``players`` (their ids; the challenger is seated too) to a match of
+        ``game``: each gets ``challenge_received`` on its feed and answers with
+        :meth:`accept_challenge` or :meth:`decline_challenge`; the last accept makes the match (the
+        challenge's ``match_id``).  ``order``: ``random`` (default) or ``given`` (the challenger first,
+        then ``players`` as listed); ``expires_in`` defaults to ``TABLETOP_CHALLENGE_SECONDS``."""
+        body: Doc = {"game": game, "players": players, "options": options or {}, "rated": rated}
+        more = {"time_control": time_control, "order": order, "expires_in": expires_in, "player": player}
+        body.update({k: v for k, v in more.items() if v is not None})
+        return self.request("POST", "/v1/challenges", body, token)[1]
+
+    def challenges(
+        self, token: str, status: str | None = None, limit: int | None = None, player: str | None = None
+    ) -> list[Doc]:
+        """The player's challenges, sent and received, newest first (filtered by ``status``)."""
+        query = self._me_query(player, status=status, limit=limit)
+        return self._get(f"/v1/challenges{query}", token)["challenges"]
+
+    def challenge(self, token: str, challenge_id: str) -> Doc:
+        """A challenge: its ``status`` (``open``, ``accepted``, ``declined``, ``cancelled``,
+        ``expired``), each challenged player's ``answer`` and the ``match_id`` once accepted."""
+        return self._get(f"/v1/challenges/{challenge_id}", token)
+
+    def accept_challenge(self, token: str, challenge_id: str, player: str | None = None) -> Doc:
+        """Accept (idempotent); the last accept makes the match: ``accepted`` with its ``match_id``."""
+        path = f"/v1/challenges/{challenge_id}/accept{self._me_query(player)}"
+        return self.request("POST", path, None, token)[1]
+
+    def decline_challenge(self, token: str, challenge_id: str, player: str | None = None) -> Doc:
+        """Decline (idempotent): the challenge is ``declined`` for everyone."""
+        path = f"/v1/challenges/{challenge_id}/decline{self._me_query(player)}"
+        return self.request("POST", path, None, token)[1]
+
+    def cancel_challenge(self, token: str, challenge_id: str) -> Doc:
+        """Withdraw an open challenge (its challenger, or the app key): ``cancelled``."""
+        return self.request("DELETE", f"/v1/challenges/{challenge_id}", None, token)[1]
+
+    def wait_challenge(
+        self,
+        token: str,
+        challenge_id: str,
+        timeout: float = 600.0,
+        after: str = "0-0",
+        player: str | None = None,
+    ) -> Doc:
+        """Wait until the challenge is answered by all, declined, cancelled or expired: the challenge
+        (``accepted`` with its ``match_id``...).  Long-polls the player's feed, as :meth:`wait_seek`."""
+        return self._wait_closed(token, lambda: self.challenge(token, challenge_id), timeout, after, player)
+
+    def _wait_closed(
+        self, token: str, read: Callable[[], Doc], timeout: float, after: str, player: str | None
+    ) -> Doc:
+        """Read a seek or a challenge until its status is settled, long-polling the feed in between:
+        the feed wakes on the entry that tells of its end (or any other), and the read after it says
+        whether it came.  ``pairing`` (a seek's group taken, its match being made: a moment) is read
+        again soon rather than after a wake."""
+        deadline = time.monotonic() + timeout
+        while True:
+            doc = read()
+            if doc["status"] not in ("open", "pairing"):
+                return doc
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{doc['id']} still {doc['status']} after {timeout:.0f} s")
+            wait = min(0.2 if doc["status"] == "pairing" else 25.0, left)
+            after = self.feed(token, after, wait, player)["last_id"]
+
+    # -- ratings and leaderboards (an app key, or any of its players' tokens) -------------------------
+
+    def leaderboard(
+        self,
+        token: str,
+        game: str,
+        pool: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Doc:
+        """One page of the app's leaderboard of ``game``, best first by ``ordinal`` (``mu - 3
+        sigma``): ``players`` (each one's ``rank``, ``player`` id or ``builtin:<level>``, ``name``,
+        ``mu``, ``sigma``, ``ordinal``, ``matches``, ``last_played_at``) and ``next_cursor``.
+        ``pool``: ``people`` (default) or ``bots`` (the app's bot players and the built-in levels)."""
+        query = urlencode({k: v for k, v in (("pool", pool), ("cursor", cursor), ("limit", limit)) if v})
+        return self._get(f"/v1/games/{game}/leaderboard{'?' + query if query else ''}", token)
+
+    def player_ratings(self, token: str, player_id: str) -> Doc:
+        """The player's (or ``builtin:<level>``'s) ratings per game: ``mu``, ``sigma``, ``ordinal``,
+        ``matches``, ``rank`` on its pool's board and its recent rated matches (``history``: the
+        match, its place, the ordinal before and after)."""
+        return self._get(f"/v1/players/{player_id}/ratings", token)
+
+    # -- webhooks: an app's endpoints and their delivery log (app key) ---------------------------------
+
+    def create_webhook(
+        self, key: str, url: str, types: list[str] | None = None, description: str | None = None
+    ) -> Doc:
+        """Register an endpoint for the app's players' feed entries of ``types`` (every type if none);
+        the answer's ``secret`` (``whsec_…``, for ``standardwebhooks.Webhook``) is shown only here."""
+        body: Doc = {"url": url}
+        if types is not None:
+            body["types"] = types
+        if description is not None:
+            body["description"] = description
+        return self.request("POST", "/v1/apps/me/webhooks", body, key)[1]
+
+    def webhooks(self, key: str) -> list[Doc]:
+        """The app's endpoints (never a secret)."""
+        return self._get("/v1/apps/me/webhooks", key)["webhooks"]
+
+    def webhook(self, key: str, endpoint_id: str) -> Doc:
+        return self._get(f"/v1/apps/me/webhooks/{endpoint_id}", key)
+
+    def update_webhook(self, key: str, endpoint_id: str, **changes: Any) -> Doc:
+        """Change ``url``, ``types``, ``description`` or ``enabled`` (``False`` pauses deliveries,
+        ``True`` resumes them, also after the server disabled the endpoint)."""
+        return self.request("PATCH", f"/v1/apps/me/webhooks/{endpoint_id}", changes, key)[1]
+
+    def delete_webhook(self, key: str, endpoint_id: str) -> None:
+        """The endpoint is gone; its queued messages are dropped."""
+        self.request("DELETE", f"/v1/apps/me/webhooks/{endpoint_id}", None, key)
+
+    def rotate_webhook_secret(self, key: str, endpoint_id: str) -> Doc:
+        """A new ``secret`` (shown only here); the old one signs too until ``previous_secret_expires_at``."""
+        return self.request("POST", f"/v1/apps/me/webhooks/{endpoint_id}/rotate", None, key)[1]
+
+    def ping_webhook(self, key: str, endpoint_id: str) -> Doc:
+        """Queue a ``ping`` message to the endpoint; its delivery-log entry (follow it by its ``id``)."""
+        return self.request("POST", f"/v1/apps/me/webhooks/{endpoint_id}/ping", None, key)[1]
+
+    def webhook_deliveries(
+        self,
+        key: str,
+        endpoint_id: str,
+        status: str | None = None,
+        before: str | None = None,
+        limit: int | None = None,
+    ) -> Doc:
+        """One page of the endpoint's delivery log, newest first: ``deliveries`` (each message's
+        ``status``, ``attempts``, ``response_status``, ``latency_ms``, ``error``, ``payload``) and
+        ``next_cursor`` (the next ``before``)."""
+        query = urlencode({k: v for k, v in (("status", status), ("before", before), ("limit", limit)) if v})
+        return self._get(f"/v1/apps/me/webhooks/{endpoint_id}/deliveries{'?' + query if query else ''}", key)
+
+    def webhook_delivery(self, key: str, endpoint_id: str, message_id: str) -> Doc:
+        return self._get(f"/v1/apps/me/webhooks/{endpoint_id}/deliveries/{message_id}", key)
+
+    def redeliver_webhook(self, key: str, endpoint_id: str, message_id: str) -> Doc:
+        """Send a past message again, with the same ``webhook-id``; its delivery-log entry."""
+        path = f"/v1/apps/me/webhooks/{endpoint_id}/deliveries/{message_id}/redeliver"
+        return self.request("POST", path, None, key)[1]
 
 
 class PlayerClient:
@@ -397,9 +654,14 @@ class PlayerClient:
         my_turn: bool | None = None,
         cursor: str | None = None,
         limit: int | None = None,
+        game: str | None = None,
     ) -> Doc:
         """See :meth:`Client.my_matches`."""
-        return self.api.my_matches(self.token, status, my_turn, cursor, limit)
+        return self.api.my_matches(self.token, status, my_turn, cursor, limit, game=game)
+
+    def results(self, game: str | None = None) -> Iterator[Doc]:
+        """Every finished match of the player's (of ``game``), with its result: see :meth:`Client.results`."""
+        return self.api.results(self.token, game)
 
     def feed(self, after: str = "0-0", wait: float = 0) -> Doc:
         """See :meth:`Client.feed`."""
@@ -416,6 +678,92 @@ class PlayerClient:
             page = self.feed(after, wait)
             after = page["last_id"]
             yield from (entry for entry in page["events"] if entry["type"] == "your_turn")
+
+    # -- matchmaking and ratings: the calls of :class:`Client`, with the player token --------------------
+
+    def create_seek(
+        self,
+        game: str,
+        players: int,
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        rating_range: Doc | None = None,
+        bots: Doc | None = None,
+        expires_in: int | None = None,
+    ) -> Doc:
+        """Look for a match (scope ``play``): see :meth:`Client.create_seek`; then :meth:`wait_seek`."""
+        return self.api.create_seek(
+            self.token, game, players, options, rated, time_control, rating_range, bots, expires_in
+        )
+
+    def seeks(
+        self, game: str, players: int | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> Doc:
+        return self.api.seeks(self.token, game, players, cursor, limit)
+
+    def seek(self, seek_id: str) -> Doc:
+        return self.api.seek(self.token, seek_id)
+
+    def cancel_seek(self, seek_id: str) -> Doc:
+        return self.api.cancel_seek(self.token, seek_id)
+
+    def wait_seek(self, seek_id: str, timeout: float = 600.0, after: str = "0-0") -> Doc:
+        """The seek once matched (``match_id``), expired or cancelled: see :meth:`Client.wait_seek`."""
+        return self.api.wait_seek(self.token, seek_id, timeout, after)
+
+    def find_match(self, game: str, players: int, timeout: float = 600.0, **terms: Any) -> Doc:
+        """Post a seek (``terms``: see :meth:`create_seek`) and wait until it is paired: the seek,
+        ``matched`` with its ``match_id``; a seek that expired or was cancelled meanwhile is answered
+        as it ended (``status`` says which)."""
+        seek = self.create_seek(game, players, **terms)
+        return seek if seek["status"] == "matched" else self.wait_seek(seek["id"], timeout)
+
+    def create_challenge(
+        self,
+        game: str,
+        players: list[str],
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        order: str | None = None,
+        expires_in: int | None = None,
+    ) -> Doc:
+        """Challenge the app's ``players`` (scope ``play``): see :meth:`Client.create_challenge`."""
+        return self.api.create_challenge(
+            self.token, game, players, options, rated, time_control, order, expires_in
+        )
+
+    def challenges(self, status: str | None = None, limit: int | None = None) -> list[Doc]:
+        return self.api.challenges(self.token, status, limit)
+
+    def challenge(self, challenge_id: str) -> Doc:
+        return self.api.challenge(self.token, challenge_id)
+
+    def accept_challenge(self, challenge_id: str) -> Doc:
+        return self.api.accept_challenge(self.token, challenge_id)
+
+    def decline_challenge(self, challenge_id: str) -> Doc:
+        return self.api.decline_challenge(self.token, challenge_id)
+
+    def cancel_challenge(self, challenge_id: str) -> Doc:
+        return self.api.cancel_challenge(self.token, challenge_id)
+
+    def wait_challenge(self, challenge_id: str, timeout: float = 600.0, after: str = "0-0") -> Doc:
+        """The challenge once settled (``accepted``, with ``match_id``...): see
+        :meth:`Client.wait_challenge`."""
+        return self.api.wait_challenge(self.token, challenge_id, timeout, after)
+
+    def leaderboard(
+        self, game: str, pool: str | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> Doc:
+        """The app's leaderboard of ``game``: see :meth:`Client.leaderboard`."""
+        return self.api.leaderboard(self.token, game, pool, cursor, limit)
+
+    def ratings(self, player_id: str | None = None) -> Doc:
+        """The ratings of ``player_id`` (of the app's, or ``builtin:<level>``), by default the
+        player's own: see :meth:`Client.player_ratings`."""
+        return self.api.player_ratings(self.token, player_id if player_id is not None else self.me()["id"])
 
     # -- the match calls of :class:`Client`, with the player token --------------------------------------
 
@@ -518,10 +866,130 @@ class AppClient:
         my_turn: bool | None = None,
         cursor: str | None = None,
         limit: int | None = None,
+        game: str | None = None,
     ) -> Doc:
         """``player``'s matches (see :meth:`Client.my_matches`)."""
-        return self.api.my_matches(self.key, status, my_turn, cursor, limit, player)
+        return self.api.my_matches(self.key, status, my_turn, cursor, limit, player, game)
+
+    def results(self, player: str, game: str | None = None) -> Iterator[Doc]:
+        """Every finished match of ``player``'s (of ``game``), with its result: see
+        :meth:`Client.results`."""
+        return self.api.results(self.key, game, player)
 
     def feed(self, player: str, after: str = "0-0", wait: float = 0) -> Doc:
         """``player``'s feed (see :meth:`Client.feed`)."""
         return self.api.feed(self.key, after, wait, player)
+
+    # -- matchmaking for a player, and the app's ratings: see :meth:`Client.create_seek` and after -----
+
+    def create_seek(
+        self,
+        player: str,
+        game: str,
+        players: int,
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        rating_range: Doc | None = None,
+        bots: Doc | None = None,
+        expires_in: int | None = None,
+    ) -> Doc:
+        """A seek for ``player`` (a bot player's server posts its bots' seeks this way, several at
+        once up to ``TABLETOP_BOT_MAX_MATCHES``)."""
+        return self.api.create_seek(
+            self.key, game, players, options, rated, time_control, rating_range, bots, expires_in, player
+        )
+
+    def seeks(
+        self, game: str, players: int | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> Doc:
+        return self.api.seeks(self.key, game, players, cursor, limit)
+
+    def seek(self, seek_id: str) -> Doc:
+        return self.api.seek(self.key, seek_id)
+
+    def cancel_seek(self, seek_id: str) -> Doc:
+        return self.api.cancel_seek(self.key, seek_id)
+
+    def wait_seek(self, player: str, seek_id: str, timeout: float = 600.0, after: str = "0-0") -> Doc:
+        """Wait on ``player``'s feed until its seek is settled (see :meth:`Client.wait_seek`)."""
+        return self.api.wait_seek(self.key, seek_id, timeout, after, player)
+
+    def create_challenge(
+        self,
+        player: str,
+        game: str,
+        players: list[str],
+        options: Doc | None = None,
+        rated: bool = False,
+        time_control: Doc | None = None,
+        order: str | None = None,
+        expires_in: int | None = None,
+    ) -> Doc:
+        """``player`` challenges ``players`` (see :meth:`Client.create_challenge`)."""
+        return self.api.create_challenge(
+            self.key, game, players, options, rated, time_control, order, expires_in, player
+        )
+
+    def challenges(self, player: str, status: str | None = None, limit: int | None = None) -> list[Doc]:
+        return self.api.challenges(self.key, status, limit, player)
+
+    def challenge(self, challenge_id: str) -> Doc:
+        return self.api.challenge(self.key, challenge_id)
+
+    def accept_challenge(self, challenge_id: str, player: str) -> Doc:
+        return self.api.accept_challenge(self.key, challenge_id, player)
+
+    def decline_challenge(self, challenge_id: str, player: str) -> Doc:
+        return self.api.decline_challenge(self.key, challenge_id, player)
+
+    def cancel_challenge(self, challenge_id: str) -> Doc:
+        return self.api.cancel_challenge(self.key, challenge_id)
+
+    def wait_challenge(
+        self, player: str, challenge_id: str, timeout: float = 600.0, after: str = "0-0"
+    ) -> Doc:
+        return self.api.wait_challenge(self.key, challenge_id, timeout, after, player)
+
+    def leaderboard(
+        self, game: str, pool: str | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> Doc:
+        return self.api.leaderboard(self.key, game, pool, cursor, limit)
+
+    def ratings(self, player_id: str) -> Doc:
+        """``player_id``'s ratings (or ``builtin:<level>``'s): see :meth:`Client.player_ratings`."""
+        return self.api.player_ratings(self.key, player_id)
+
+    # -- webhooks: see :meth:`Client.create_webhook` and the calls after it ----------------------------
+
+    def create_webhook(self, url: str, types: list[str] | None = None, description: str | None = None) -> Doc:
+        return self.api.create_webhook(self.key, url, types, description)
+
+    def webhooks(self) -> list[Doc]:
+        return self.api.webhooks(self.key)
+
+    def webhook(self, endpoint_id: str) -> Doc:
+        return self.api.webhook(self.key, endpoint_id)
+
+    def update_webhook(self, endpoint_id: str, **changes: Any) -> Doc:
+        return self.api.update_webhook(self.key, endpoint_id, **changes)
+
+    def delete_webhook(self, endpoint_id: str) -> None:
+        self.api.delete_webhook(self.key, endpoint_id)
+
+    def rotate_webhook_secret(self, endpoint_id: str) -> Doc:
+        return self.api.rotate_webhook_secret(self.key, endpoint_id)
+
+    def ping_webhook(self, endpoint_id: str) -> Doc:
+        return self.api.ping_webhook(self.key, endpoint_id)
+
+    def webhook_deliveries(
+        self, endpoint_id: str, status: str | None = None, before: str | None = None, limit: int | None = None
+    ) -> Doc:
+        return self.api.webhook_deliveries(self.key, endpoint_id, status, before, limit)
+
+    def webhook_delivery(self, endpoint_id: str, message_id: str) -> Doc:
+        return self.api.webhook_delivery(self.key, endpoint_id, message_id)
+
+    def redeliver_webhook(self, endpoint_id: str, message_id: str) -> Doc:
+        return self.api.redeliver_webhook(self.key, endpoint_id, message_id)

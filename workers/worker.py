@@ -19,7 +19,8 @@ claiming, or whose claim's reply is lost, delays a timeout by that much, and the
 plays it, or announces the same job (one per decision).  The keeper also claims, the same way, the clock
 warnings due (``clock_warning`` entries of the players' feeds, :func:`workers.jobs.clock_warning`), and
 once a second sweeps the outboxes a dead committer left undelivered
-(:class:`service.matches.feed_sweep.OutboxSweeper`): a few cheap reads, never a wait.
+(:class:`service.matches.feed_sweep.OutboxSweeper`) and the matchmaking pools and challenges
+(:class:`service.matches.challenges.MatchmakingSweeper`): a few cheap reads, never a wait.
 
 Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
@@ -40,6 +41,7 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
+import subprocess
 import threading
 import time
 from typing import Any
@@ -56,6 +58,7 @@ from engine.registry import GAMES
 from service import logs
 from service.config import Config
 from service.matches.bots import LANES, THINK_QUEUE, WORKER_TTL
+from service.matches.challenges import MatchmakingSweeper
 from service.matches.feed_sweep import OutboxSweeper
 from service.matches.operations import Matches
 from service.store import STORAGE_ERRORS, connect, connect_store, now
@@ -191,6 +194,7 @@ def keep_clocks(config: Config, parent: int) -> None:
     out Redis outages like the lanes."""
     matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
     sweeper = OutboxSweeper(matches.outboxes)
+    matchmaking = MatchmakingSweeper.of(matches)
     delay = BACKOFF[0]
     while os.getppid() == parent:
         try:
@@ -218,10 +222,18 @@ def keep_clocks(config: Config, parent: int) -> None:
             log.warning("feeds: outbox sweep deferred, redis unavailable (%s)", exc)
         except Exception:  # a bug in the sweep must not stop the clocks
             log.exception("feeds: the outbox sweep failed")
+        try:  # seeks expired, filled with bots or left paired by a dead process; challenges expired
+            matchmaking.tick(time.time())
+        except STORAGE_ERRORS as exc:
+            log.warning("matchmaking: sweep deferred, redis unavailable (%s)", exc)
+        except Exception:  # as the outbox sweep's
+            log.exception("matchmaking: the sweep failed")
 
 
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:
-    """Work ``lanes`` (a process each; the last in this one) until stopped, with the sweeper beside."""
+    """Work ``lanes`` (a process each; the last in this one) until stopped, with the sweeper beside, and
+    the webhook delivery lane (:mod:`workers.webhooks`: a fresh interpreter, gevent patching it first,
+    that stops with this process even if it is killed)."""
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set: a worker needs the API's Redis")
     logs.configure(config.log_level)  # the same JSON lines as the API's
@@ -240,10 +252,22 @@ def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(L
     ]
     for child in children:
         child.start()
+    deliveries = None
+    if not burst:
+        from workers.webhooks import spawn as spawn_webhook_lane  # gevent stays out of this process
+
+        deliveries = spawn_webhook_lane(config, parent=os.getpid())
     try:
         serve_lane(config, lanes[-1], burst=burst)
     finally:
+        if deliveries is not None:
+            deliveries.terminate()  # SIGTERM: its deliveries in flight finish first
         for child in children:
             child.terminate()  # SIGTERM: a lane finishes its job first
         for child in children:
             child.join(timeout=60)
+        if deliveries is not None:
+            try:
+                deliveries.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                deliveries.kill()

@@ -96,6 +96,18 @@ export function notify(entry: Schemas["FeedEntry"]): string {
       return `seat ${entry.timed_out_seat ?? "?"} ran out of time in ${where}`;
     case "match_over":
       return `${where} is over`;
+    case "seek_matched":
+      return `your seek ${entry.seek_id ?? "?"} found ${where}: you are seat ${entry.seat ?? "?"}`;
+    case "seek_expired":
+      return `nobody took your seek ${entry.seek_id ?? "?"} for ${entry.game}`;
+    case "challenge_received":
+      return `${entry.challenger?.name ?? "someone"} challenges you to ${entry.game} (${entry.challenge_id})`;
+    case "challenge_accepted":
+      return `challenge accepted: ${where}`;
+    case "challenge_declined":
+      return `challenge ${entry.reason === "cancelled" ? "withdrawn" : "declined"} by ${entry.declined_by}`;
+    case "challenge_expired":
+      return `challenge ${entry.challenge_id} expired`;
     default: {
       const unknown: never = entry.type; // a new kind of entry fails to compile
       return unknown;
@@ -107,3 +119,17 @@ export function notify(entry: Schemas["FeedEntry"]): string {
 export function myTurns(page: Schemas["MyMatches"]): string[] {
   return page.matches.filter((m) => m.my_turn && m.status === "active").map((m) => m.id);
 }
+
+/** A leaderboard as a lobby prints it (GET /v1/games/{game}/leaderboard): rank, who, conservative rating. */
+export function ladder(board: Schemas["Leaderboard"]): string[] {
+  return board.players.map((row) => `${row.rank}. ${row.name} ${row.ordinal.toFixed(1)} (${row.matches} rated)`);
+}
+
+/** A seek for a rated three-player China match against people rated near 10, bots after a minute. */
+export const seek: Schemas["CreateSeek"] = {
+  game: "china",
+  players: 3,
+  rated: true,
+  rating_range: { min: 5, max: 15 },
+  bots: { allow: true, after_seconds: 60, level: "normal" },
+};

@@ -402,6 +402,7 @@ def _create_rematch(matches: Matches, meta: MatchMeta, new_id: str) -> None:
         "seats": seats,
         "options": meta.options,
         "on_leave": meta.life.get("on_leave"),
+        "rated": bool(meta.life.get("rated")),  # a rated match's rematch is rated too
     }
     if meta.clock is not None:
         request["time_control"] = clocks.control(meta.clock)

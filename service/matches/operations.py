@@ -33,7 +33,7 @@ from service.accounts_store import AccountStore
 from service.config import Config
 from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
 from service.live import client_event, visible_events
-from service.matches import bots, clocks, feed, feed_sweep, lifecycle, seating
+from service.matches import bots, clocks, feed, feed_sweep, lifecycle, ratings, seating
 from service.matches.accounts import Accounts, require_scope
 from service.matches.changes import Change
 from service.matches.errors import (
@@ -81,6 +81,8 @@ def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
 
 
 def summary(meta: MatchMeta) -> dict[str, Any]:
+    """A match as listings show it; a finished match's ``result`` too, so a results export is one
+    paginated read (issue 27 point 2)."""
     return {
         "id": meta.id,
         "game": meta.game,
@@ -90,7 +92,9 @@ def summary(meta: MatchMeta) -> dict[str, Any]:
         "seats": seat_info(meta),
         "open_seats": seating.joinable(meta.life, meta.seats),
         "visibility": meta.life.get("visibility", seating.PUBLIC),
+        "rated": bool(meta.life.get("rated")),
         "to_move": meta.to_move,
+        "result": meta.result,
         "created_at": meta.created_at,
         "updated_at": meta.updated_at,
     }
@@ -306,13 +310,19 @@ class Matches:
         self, before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any]]
     ) -> dict[str, Any] | None:
         """The outbox entry of a commit from ``before`` to ``after`` (:mod:`service.matches.feed`), or
-        ``None`` when no player is told anything.  The match is marked pending first, so the workers'
-        sweep finds the entry if this process dies before :meth:`deliver`."""
+        ``None`` when no player is told anything and nothing is rated.  A commit that finishes a rated
+        match carries its outcome (``"rating"``, :func:`service.matches.ratings.outcome`), even with no
+        note (an all-bot ladder match).  The match is marked pending first, so the workers' sweep finds
+        the entry if this process dies before :meth:`deliver`."""
         notes = feed.notes(before, after, events)
-        if not notes:
+        rating = ratings.outcome(before, after, self.accounts.store.player)
+        if not notes and rating is None:
             return None
         self.accounts.store.mark_pending(after.id)
-        return {"version": after.version, "seq": after.seq, "notes": notes}
+        entry: dict[str, Any] = {"version": after.version, "seq": after.seq, "notes": notes}
+        if rating is not None:
+            entry["rating"] = rating
+        return entry
 
     def deliver(self, match_id: str, outbox: dict[str, Any] | None) -> None:
         """Move the match's outbox into its players' feeds now, after its commit.  A Redis error here
@@ -431,6 +441,9 @@ class Matches:
                 tokens.append({"seat": i, "token": token})
                 stored_seats.append({"name": seat["name"], "kind": "human"})
                 hashes.append(auth.hash_token(token))
+        if request.get("rated"):  # issue 27 point 1: only named players and built-in bots are rated
+            ratings.check_rated(app, stored_seats, life)
+            life["rated"] = True
         to_move = game.to_move(state)
         created = self.now()
         waiting = bool(seating.open_seats(stored_seats))
@@ -802,10 +815,16 @@ class Matches:
         return [summary(m) for m in metas], cursor
 
     def my_matches(
-        self, key: str, status: str | None, my_turn: bool | None, before: int | None, limit: int
+        self,
+        key: str,
+        status: str | None,
+        my_turn: bool | None,
+        before: int | None,
+        limit: int,
+        game: str | None = None,
     ) -> tuple[list[dict[str, Any]], int | None]:
-        """The player ``key``'s matches, newest first (by creation), filtered by ``status`` and
-        ``my_turn``, ``limit`` of them from before the cursor ``before``; and the next cursor
+        """The player ``key``'s matches, newest first (by creation), filtered by ``status``, ``game``
+        and ``my_turn``, ``limit`` of them from before the cursor ``before``; and the next cursor
         (``None``: no more).  Matches past their retention are gone, and leave the index here.
 
         A filtered page reads on through the index until it is full, but reads at most
@@ -824,7 +843,8 @@ class Matches:
                 mine = my_summary(meta, key)
                 if mine is None:
                     continue
-                if (status is None or meta.status == status) and my_turn in (None, mine["my_turn"]):
+                wanted = (status is None or meta.status == status) and game in (None, meta.game)
+                if wanted and my_turn in (None, mine["my_turn"]):
                     found.append(mine)
                     if len(found) == limit:
                         break

@@ -13,8 +13,13 @@ the result per game, my matches and the feed's entries; seats leave out what the
 human's ``kind``, a bot's too), statuses are one enum.  Checked with ``mypy --strict`` and run against a
 live server by tests/clients/test_generated_clients.py.
 
+Then matchmaking and ratings (issue 27): two players' rated seeks pair into a match, a challenge
+accepted makes another, both are played out; the results export, the leaderboards and a player's
+ratings are read as typed models.
+
 Usage: python play_typed.py BASE_URL ADMIN_TOKEN  (prints one line per game: game, moves, scores,
-winners, then one line per player: its matches and feed entries)
+winners, then one line per player: its matches and feed entries, then one line of the rated matches
+and the leaderboard)
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import assert_never
 
 from tabletop_client.api.actions import submit_action
 from tabletop_client.api.admin import create_app
+from tabletop_client.api.challenges import accept_challenge, create_challenge, get_challenge
 from tabletop_client.api.events import get_events, get_log
 from tabletop_client.api.feed import get_my_events
 from tabletop_client.api.games import list_games
@@ -32,11 +38,15 @@ from tabletop_client.api.health import get_health
 from tabletop_client.api.matches import create_match, get_legal_actions, get_match
 from tabletop_client.api.me import get_me, list_my_matches
 from tabletop_client.api.players import create_player_token, put_player
+from tabletop_client.api.ratings import get_leaderboard, get_player_ratings
+from tabletop_client.api.seeks import create_seek, get_seek, list_seeks
 from tabletop_client.models import (
     ActionRequest,
     AppWithKey,
     BotSeatRequest,
     BotSeatRequestLevel,
+    Challenge,
+    ChallengeStatus,
     ChinaCreatedMatch,
     ChinaCreateMatch,
     ChinaEventsPage,
@@ -55,11 +65,16 @@ from tabletop_client.models import (
     ConfuciusMoveResult,
     ConfuciusView,
     CreateApp,
+    CreateChallenge,
+    CreateSeek,
     Error,
     FeedEntry,
     FeedEntryType,
     FeedPage,
+    GetLeaderboardPool,
     HumanSeatRequest,
+    Leaderboard,
+    LeaderboardPool,
     MatchStatus,
     MintedToken,
     MintToken,
@@ -67,8 +82,13 @@ from tabletop_client.models import (
     MyMatches,
     OpenSeatRequest,
     Player,
+    PlayerRatings,
     PlayerSeatRequest,
     PutPlayer,
+    RatingRange,
+    Seek,
+    SeekList,
+    SeekStatus,
     TajMahalCreatedMatch,
     TajMahalCreateMatch,
     TajMahalEventsPage,
@@ -86,6 +106,7 @@ from tabletop_client.models import (
     YearOfDragonMoveResult,
     YearOfDragonView,
 )
+from tabletop_client.types import Unset
 
 from tabletop_client import AuthenticatedClient, Client
 
@@ -248,6 +269,7 @@ def follow(team: Integration, pid: str, games: int) -> str:
     entries = team.feed(pid)
     by_match: dict[str, list[FeedEntry]] = {}
     for entry in entries:
+        assert entry.match_id is not None, entry  # no matchmaking yet: every entry is a match's
         by_match.setdefault(entry.match_id, []).append(entry)
     assert len(by_match) == games, sorted(by_match)
     turns = 0
@@ -255,8 +277,8 @@ def follow(team: Integration, pid: str, games: int) -> str:
         kinds = [e.type_ for e in match_entries]
         assert kinds[0] is FeedEntryType.INVITED and kinds[-1] is FeedEntryType.MATCH_OVER, kinds
         assert match_entries[-1].status is MatchStatus.FINISHED and match_entries[-1].result is not None
-        versions = [e.version for e in match_entries]
-        assert versions == sorted(versions), versions
+        versions = [e.version for e in match_entries if not isinstance(e.version, Unset)]
+        assert len(versions) == len(match_entries) and versions == sorted(versions), versions
         for entry in match_entries:
             if entry.type_ is FeedEntryType.YOUR_TURN:
                 assert entry.my_turn and entry.to_move == entry.seat, entry
@@ -265,6 +287,91 @@ def follow(team: Integration, pid: str, games: int) -> str:
     mine = list_my_matches.sync(client=team.players[pid], my_turn=True)
     assert isinstance(mine, MyMatches) and mine.matches == [], mine  # every match is over
     return f"{pid} matches={len(by_match)} entries={len(entries)} your_turn={turns}"
+
+
+#: Matchmaking's game: two seats, so two seeks make a pair.
+RATED_GAME = "year_of_dragon"
+BUILTIN_LEVELS = ["builtin:easy", "builtin:hard", "builtin:normal", "builtin:random"]
+
+
+def play_out(team: Integration, match_id: str, pids: tuple[str, ...], rng: random.Random) -> int:
+    """Play a match that matchmaking made (its seats the players', in an order it chose) to its end
+    through the players' tokens; its moves."""
+    seat_clients: dict[int, AuthenticatedClient] = {}
+    for pid in pids:
+        mine = get_match.sync(match_id, client=team.players[pid])
+        assert isinstance(mine, YearOfDragonMatch) and mine.rated and mine.your_seat is not None, mine
+        seat_clients[mine.your_seat] = team.players[pid]
+    moves = 0
+    while True:
+        doc = get_match.sync(match_id, client=team.players[pids[0]])
+        assert isinstance(doc, YearOfDragonMatch), doc
+        if doc.to_move is None:
+            assert doc.status is MatchStatus.FINISHED and doc.result is not None, doc
+            return moves
+        mover = seat_clients[doc.to_move]
+        legal = get_legal_actions.sync(match_id, client=mover)
+        assert isinstance(legal, YearOfDragonLegalActions), legal
+        moved = submit_action.sync(
+            match_id,
+            client=mover,
+            body=ActionRequest(action=rng.choice(legal.actions)),
+            if_match=f'"{legal.version}"',
+        )
+        assert isinstance(moved, YearOfDragonMoveResult), moved
+        moves += 1
+
+
+def matchmaking(team: Integration, rng: random.Random) -> str:
+    """Issue 27 through the generated client: ann's and bob's rated seeks pair into a match, cy
+    challenges ann to another, both are played out; then the results export (my matches filtered by
+    game and status), the leaderboards and ann's ratings, all typed."""
+    ann, bob, cy = (team.players[pid] for pid in PLAYERS)
+    anyone = RatingRange(min_=None, max_=None)  # no bounds on the opponent's rating
+    wanted = CreateSeek(game=RATED_GAME, players=2, rated=True, rating_range=anyone)
+    waiting = create_seek.sync(client=ann, body=wanted)
+    assert isinstance(waiting, Seek) and waiting.status is SeekStatus.OPEN and waiting.match_id is None
+    listed = list_seeks.sync(client=bob, game=RATED_GAME)
+    assert isinstance(listed, SeekList) and [s.player.id for s in listed.seeks] == ["ann"], listed
+    paired = create_seek.sync(client=bob, body=wanted)
+    assert isinstance(paired, Seek) and paired.status is SeekStatus.MATCHED, paired
+    assert isinstance(paired.match_id, str)
+    again = get_seek.sync(waiting.id, client=ann)
+    assert isinstance(again, Seek) and again.status is SeekStatus.MATCHED, again
+    assert again.match_id == paired.match_id
+    seek_moves = play_out(team, paired.match_id, ("ann", "bob"), rng)
+
+    offer = CreateChallenge(game=RATED_GAME, players=["ann"], rated=True)
+    sent = create_challenge.sync(client=cy, body=offer)
+    assert isinstance(sent, Challenge) and sent.status is ChallengeStatus.OPEN and sent.rated, sent
+    told = [e for e in team.feed("ann") if e.type_ is FeedEntryType.CHALLENGE_RECEIVED]
+    assert [e.challenge_id for e in told] == [sent.id], told
+    accepted = accept_challenge.sync(sent.id, client=ann)
+    assert isinstance(accepted, Challenge) and accepted.status is ChallengeStatus.ACCEPTED, accepted
+    assert isinstance(accepted.match_id, str)
+    seen = get_challenge.sync(sent.id, client=cy)
+    assert isinstance(seen, Challenge) and seen.match_id == accepted.match_id
+    challenge_moves = play_out(team, accepted.match_id, ("cy", "ann"), rng)
+
+    # The results export: ann's finished matches of the game, the unrated one of the first part too.
+    mine = list_my_matches.sync(client=ann, game=RATED_GAME, status=MatchStatus.FINISHED)
+    assert isinstance(mine, MyMatches) and all(m.game == RATED_GAME for m in mine.matches), mine
+    rated = {m.id for m in mine.matches if m.rated}
+    assert rated == {paired.match_id, accepted.match_id} and len(mine.matches) == 3, mine
+    assert all(m.result is not None for m in mine.matches)
+    board = get_leaderboard.sync(RATED_GAME, client=team.app)
+    assert isinstance(board, Leaderboard) and board.pool is LeaderboardPool.PEOPLE, board
+    assert sorted(r.player for r in board.players) == ["ann", "bob", "cy"] and board.next_cursor is None
+    ordinals = [r.ordinal for r in board.players]
+    assert ordinals == sorted(ordinals, reverse=True) and board.players[0].rank == 1, board
+    bots = get_leaderboard.sync(RATED_GAME, client=cy, pool=GetLeaderboardPool.BOTS)
+    assert isinstance(bots, Leaderboard) and sorted(r.player for r in bots.players) == BUILTIN_LEVELS
+    ratings = get_player_ratings.sync("ann", client=bob)
+    assert isinstance(ratings, PlayerRatings) and ratings.player == "ann", ratings
+    (standing,) = [r for r in ratings.ratings if r.game == RATED_GAME]
+    assert standing.matches == 2 and {h.match_id for h in standing.history} == rated, standing
+    rows = ",".join(f"{r.rank}:{r.player}:{r.matches}" for r in board.players)
+    return f"rated matches=2 moves={seek_moves + challenge_moves} leaderboard={rows} bots={len(bots.players)}"
 
 
 def main() -> None:
@@ -281,6 +388,7 @@ def main() -> None:
         print(play(base_url, team, request, rng), flush=True)
     for pid in PLAYERS:
         print(follow(team, pid, sum(len(r.seats) > PLAYERS.index(pid) for r in REQUESTS)), flush=True)
+    print(matchmaking(team, rng), flush=True)
 
 
 if __name__ == "__main__":

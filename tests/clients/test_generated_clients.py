@@ -6,8 +6,14 @@
   their tokens, creates each match seating them, and every seat is played with its player's token,
   which then lists the player's matches and reads its feed; it reads typed views and results;
 - openapi-typescript generates the TypeScript types; ``clients/typescript/example.ts`` compiles
-  with ``tsc --strict`` (narrowing match documents by ``game`` and events by ``type``), and an
-  action with a field its schema lacks does not.
+  with ``tsc --strict`` (narrowing match documents by ``game``, events and feed entries by
+  ``type``), and an action with a field its schema lacks does not.
+
+Both play issue 27 against a real server (its point 6, "both generated clients in CI"): in each, two
+players' rated seeks pair into a match and an accepted challenge makes another, both are played to
+the end through the players' tokens, and the results export, the leaderboards and a player's ratings
+are read typed (``play_typed.py``'s last line; ``clients/typescript/matchmaking.ts``, compiled with
+``tsc --strict`` and run with node).
 
 The generator versions are pinned: openapi-python-client in the ``dev`` extra, the npm packages by
 ``clients/typescript/package-lock.json`` (``npm ci`` when ``node_modules`` is missing).
@@ -15,6 +21,7 @@ The generator versions are pinned: openapi-python-client in the ``dev`` extra, t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +40,7 @@ TYPESCRIPT = ROOT / "clients" / "typescript"
 BIN = Path(sys.executable).parent
 #: The operator's token of the test server: play_typed.py registers its app with it.
 ADMIN = "admin-token-of-the-generated-clients-test"
+BUILTINS = ["builtin:easy", "builtin:hard", "builtin:normal", "builtin:random"]
 
 
 def run(
@@ -77,7 +85,7 @@ def test_the_generated_python_client_plays_every_game_through_player_tokens(
         done = run(sys.executable, SCRIPT, api.base, ADMIN, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    games, players = lines[: len(GAMES)], lines[len(GAMES) :]
+    games, players, (rated,) = lines[: len(GAMES)], lines[len(GAMES) : -1], lines[-1:]
     assert [line.split()[0] for line in games] == ["china", "confucius", "taj_mahal", "year_of_dragon"]
     assert sorted(line.split()[0] for line in games) == sorted(GAMES)
     moves = [int(line.split()[1].removeprefix("moves=")) for line in games]
@@ -91,6 +99,14 @@ def test_the_generated_python_client_plays_every_game_through_player_tokens(
     ]
     turns = [int(line.split()[3].removeprefix("your_turn=")) for line in players]
     assert all(t > 0 for t in turns) and sum(turns) <= sum(moves), (turns, moves)
+    # Issue 27: a seek pairing and a challenge, both rated and played out; ann played both, bob and
+    # cy one each, everyone on the people's board; the four built-in levels on the bots' board.
+    words = dict(word.split("=", 1) for word in rated.split()[1:])
+    assert rated.startswith("rated ") and words["matches"] == "2" and int(words["moves"]) > 10, rated
+    rows = [row.split(":") for row in words["leaderboard"].split(",")]
+    played = sorted((player, matches) for _, player, matches in rows)
+    assert played == [("ann", "2"), ("bob", "1"), ("cy", "1")], rated
+    assert rows[0][0] == "1" and words["bots"] == "4", rated
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +134,37 @@ def test_the_typescript_example_compiles_strictly_and_narrows_per_game(typescrip
     assert done.returncode == 0, done.stdout + done.stderr
     types = (typescript_types / "tabletop.d.ts").read_text(encoding="utf-8")
     assert "unknown" not in types.split("ChinaView: {")[1].split("\n        };")[0]
+
+
+def test_the_typescript_matchmaking_client_pairs_seeks_plays_a_challenge_and_reads_the_ladder(
+    typescript_types, redis_url
+):
+    """``clients/typescript/matchmaking.ts`` typed by the generated operations, compiled strictly and
+    run with node against a real server (node's own ``fetch``)."""
+    shutil.copy(TYPESCRIPT / "matchmaking.ts", typescript_types / "matchmaking.ts")
+    out = typescript_types / "matchmaking-js"
+    built = run(
+        TYPESCRIPT / "node_modules" / ".bin" / "tsc", "--strict", "--target", "es2022",
+        "--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2022,dom",
+        "--outDir", out, "matchmaking.ts",
+        cwd=typescript_types,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    with ApiServer(redis_url, typescript_types / "api.log", workers=1, admin_token=ADMIN) as api:
+        done = run("node", out / "matchmaking.js", api.base, ADMIN)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (line,) = done.stdout.splitlines()
+    seen = json.loads(line)
+    match_ids = [m["id"] for m in seen["matches"]]
+    assert len(set(match_ids)) == 2 and all(m["status"] == "finished" and m["rated"] for m in seen["matches"])
+    assert sorted(r["id"] for r in seen["results"] if r["rated"]) == sorted(match_ids)
+    assert all(r["scores"] is not None for r in seen["results"])
+    board = seen["leaderboard"]
+    assert sorted((r["player"], r["matches"]) for r in board) == [("ann", 2), ("bob", 2)]
+    assert [r["ordinal"] for r in board] == sorted((r["ordinal"] for r in board), reverse=True)
+    assert board[0]["rank"] == 1 and sorted(seen["bots"]) == BUILTINS
+    assert seen["ann"]["matches"] == 2 and sorted(seen["ann"]["history"]) == sorted(match_ids)
+    assert seen["ann"]["ordinal"] == next(r["ordinal"] for r in board if r["player"] == "ann")
 
 
 def test_an_action_with_a_field_its_schema_lacks_does_not_compile(typescript_types):

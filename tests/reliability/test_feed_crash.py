@@ -24,6 +24,7 @@ from service.accounts_store import AccountStore
 from service.config import Config
 from service.matches.identity import APP, Caller
 from service.matches.operations import Matches
+from service.matches.outbox import Outbox
 from service.store import connect_store, match_key
 from tests.reliability.processes import ROOT, RedisServer, stop
 from tests.reliability.test_worker_faults import kill_tree
@@ -54,11 +55,11 @@ def commit_then_die() -> None:
     app, doc = setup_match(matches)
     print(json.dumps({"app": app, "match": doc["id"]}), flush=True)
 
-    def die(self: AccountStore, match_id: str) -> int:
+    def die(self: Outbox, match_id: str) -> int:
         os.kill(os.getpid(), signal.SIGKILL)
         raise AssertionError("unreachable")
 
-    AccountStore.drain = die  # type: ignore[method-assign]
+    Outbox.drain = die  # type: ignore[method-assign]
     for _ in range(500):
         loaded = matches.store.load(doc["id"])
         assert loaded is not None and loaded.meta.to_move is not None

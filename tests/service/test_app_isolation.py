@@ -33,9 +33,14 @@ OPEN = {
     "getMe",
     "getMyEvents",
     "listMyMatches",
+    "getLeaderboard",
+    "createSeek",
+    "listChallenges",
     "listPlayers",
     "putPlayer",
     "createMatch",
+    "createWebhook",
+    "listWebhooks",
 }
 BODIES: dict[str, Any] = {
     "createMatch": {"game": "high_card", "seats": [{"player": "zoe"}, {"name": "x"}]},
@@ -45,7 +50,13 @@ BODIES: dict[str, Any] = {
     "createApp": {"name": "intruder"},
     "putPlayer": {"name": "Intruder"},
     "createPlayerToken": {"scopes": ["read"]},
+    "createSeek": {"game": "high_card", "players": 3},
+    "createChallenge": {"game": "high_card", "players": ["zoe"]},
+    "createWebhook": {"url": "https://93.184.216.34/intruder"},
+    "updateWebhook": {"enabled": False, "url": "https://93.184.216.34/intruder"},
 }
+#: A's webhook endpoint: a public address (an IP literal, so no DNS is asked), named A's alone.
+HOOK = "https://93.184.216.34/alpha-only-hook"
 
 
 class World:
@@ -64,6 +75,24 @@ class World:
         self.token_id = client.get("/v1/players/zoe/tokens", headers=bearer(self.a.key)).json["tokens"][0][
             "id"
         ]
+        seek = client.post("/v1/seeks", json={"game": "high_card", "players": 3}, headers=bearer(self.zoe))
+        assert seek.status_code == 201, seek.json
+        self.seek_id = seek.json["id"]
+        challenge = client.post(
+            "/v1/challenges", json={"game": "high_card", "players": ["ann"]}, headers=bearer(self.zoe)
+        )
+        assert challenge.status_code == 201, challenge.json
+        self.challenge_id = challenge.json["id"]
+        hook = client.post(
+            "/v1/apps/me/webhooks",
+            json={"url": HOOK, "description": "Alpha-Only"},
+            headers=bearer(self.a.key),
+        )
+        assert hook.status_code == 201, hook.json
+        self.endpoint_id, self.hook_secret = hook.json["id"], hook.json["secret"]
+        ping = client.post(f"/v1/apps/me/webhooks/{self.endpoint_id}/ping", headers=bearer(self.a.key))
+        assert ping.status_code == 202, ping.json
+        self.message_id = ping.json["id"]
         self.b = Backend(client, "beta")  # has its own ann and bob, no zoe
 
     def params(self) -> dict[str, str]:
@@ -74,14 +103,27 @@ class World:
             "player_id": "zoe",
             "token_id": self.token_id,
             "game_id": "high_card",
+            "seek_id": self.seek_id,
+            "challenge_id": self.challenge_id,
+            "endpoint_id": self.endpoint_id,
+            "message_id": self.message_id,
         }
 
     def secrets(self) -> list[str]:
         """What names A and only A: never in an answer to B, whatever B sent."""
-        return [self.a.key, self.zoe, self.a.tokens["ann"], "Zoe Alpha-Only"]
+        return [self.a.key, self.zoe, self.a.tokens["ann"], "Zoe Alpha-Only", self.hook_secret, HOOK]
 
     def ids(self) -> list[str]:
-        return [self.match_id, self.job_id, self.a.app["id"], self.token_id]
+        return [
+            self.match_id,
+            self.job_id,
+            self.a.app["id"],
+            self.token_id,
+            self.seek_id,
+            self.challenge_id,
+            self.endpoint_id,
+            self.message_id,
+        ]
 
 
 @pytest.fixture
@@ -96,7 +138,7 @@ def operations() -> list[tuple[str, str, str]]:
     found = []
     for path, item in spec.json["paths"].items():
         for method, op in item.items():
-            if method in ("get", "post", "put", "delete"):
+            if method in ("get", "post", "put", "patch", "delete"):
                 found.append((method.upper(), path, op["operationId"]))
     return found
 
@@ -124,3 +166,7 @@ def test_another_app_sees_nothing_of_this_app(
     # And A's things are as they were.
     assert client.get("/v1/players/zoe", headers=bearer(world.a.key)).json["name"] == "Zoe Alpha-Only"
     assert client.get("/v1/me", headers=bearer(world.zoe)).status_code == 200
+    hook = client.get(f"/v1/apps/me/webhooks/{world.endpoint_id}", headers=bearer(world.a.key)).json
+    assert (hook["url"], hook["status"], hook["previous_secret_expires_at"]) == (HOOK, "enabled", None)
+    log = client.get(f"/v1/apps/me/webhooks/{world.endpoint_id}/deliveries", headers=bearer(world.a.key))
+    assert [m["id"] for m in log.json["deliveries"]] == [world.message_id]

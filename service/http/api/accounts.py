@@ -181,13 +181,16 @@ def get_me(query: dict[str, Any]) -> dict[str, Any]:
 def list_my_matches(query: dict[str, Any]) -> dict[str, Any]:
     """The player's matches, newest first: each one's status, the player's seat, who is to move,
     ``my_turn``, the deadline, the version and the last change, and the result once over (finished
-    matches are listed until their retention ends).  Filter by ``status`` and ``my_turn``; follow
-    ``next_cursor``.  A filtered page may hold fewer than ``limit`` matches and still have a cursor.
+    matches are listed until their retention ends).  Filter by ``game``, ``status`` and ``my_turn``
+    (``?game=china&status=finished`` exports a player's results); follow ``next_cursor``.  A filtered
+    page may hold fewer than ``limit`` matches and still have a cursor.
 
     A player token lists its own player's matches; an app key names a player with ``player``."""
     svc = services()
     key = svc.accounts.me(current_caller(), READ, query.get("player"))
     limit = query.get("limit", svc.config.page_size)
     before = int(query["cursor"]) if "cursor" in query else None
-    found, cursor = svc.matches.my_matches(key, query.get("status"), query.get("my_turn"), before, limit)
+    found, cursor = svc.matches.my_matches(
+        key, query.get("status"), query.get("my_turn"), before, limit, query.get("game")
+    )
     return {"matches": found, "next_cursor": None if cursor is None else str(cursor)}

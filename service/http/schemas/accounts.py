@@ -123,6 +123,9 @@ class MeQuerySchema(Schema):
 
 
 class MyMatchesQuerySchema(MeQuerySchema):
+    game = fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": "Only matches of this game."}
+    )
     status = fields.String(validate=validate.OneOf(STATUSES))
     my_turn = fields.Boolean(metadata={"description": "Only matches where the decision is (not) yours."})
     cursor = fields.String(

@@ -7,7 +7,18 @@ from marshmallow import Schema, fields, validate
 from service.http.schemas.events import EVENT_ID
 from service.http.schemas.fields import FullMatch
 from service.matches.accounts import PLAYER_ID
-from service.matches.feed import ENTRY_TYPES, MATCH_OVER, SEAT_JOINED, TIMED_OUT
+from service.matches.feed import (
+    CHALLENGE_ACCEPTED,
+    CHALLENGE_DECLINED,
+    CHALLENGE_EXPIRED,
+    CHALLENGE_RECEIVED,
+    ENTRY_TYPES,
+    MATCH_OVER,
+    SEAT_JOINED,
+    SEEK_EXPIRED,
+    SEEK_MATCHED,
+    TIMED_OUT,
+)
 from service.store import STATUSES
 
 
@@ -32,9 +43,15 @@ class FeedQuerySchema(Schema):
     )
 
 
+class FeedChallengerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
 class FeedEntrySchema(Schema):
     """One entry of a player's feed: what happened in one of the player's matches, and where that match
-    stands after it, so a client can act on the entry without reading the match."""
+    stands after it, so a client can act on the entry without reading the match; or what happened to
+    one of the player's seeks or challenges (matchmaking's entries, which carry no match state)."""
 
     id = fields.String(
         required=True,
@@ -48,25 +65,43 @@ class FeedEntrySchema(Schema):
             "description": "`your_turn`: a decision of yours is pending; `match_started`: the last seat "
             "was taken; `seat_joined`: someone took a seat (`joined_seat`, `name`); `match_over`: with "
             "the `result`; `timeout`: a seat ran out of time (`timed_out_seat`); `clock_warning`: your "
-            "deadline is near; `invited`: a match was created with a seat for you."
+            "deadline is near; `invited`: a match was created with a seat for you. Matchmaking's "
+            "(no `version`, `status`, `to_move`, `my_turn` or `deadline`: they are about a seek or a "
+            f"challenge): `{SEEK_MATCHED}`: your seek (`seek_id`) was paired into `match_id` (your "
+            f"`seat`); `{SEEK_EXPIRED}`: it expired unpaired; `{CHALLENGE_RECEIVED}`: `challenger` "
+            f"challenges you (`challenge_id`, answer by `expires_at`); `{CHALLENGE_ACCEPTED}`: everyone "
+            f"accepted, the match is `match_id`; `{CHALLENGE_DECLINED}`: `declined_by` declined it "
+            f"(`reason` `declined`), or its challenger withdrew it (`cancelled`); `{CHALLENGE_EXPIRED}`: "
+            "it was not answered in time."
         },
     )
-    match_id = fields.String(required=True)
-    game = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "The match's version after it."})
-    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
-    seat = fields.Integer(required=True, metadata={"description": "Your seat in the match."})
-    to_move = fields.Integer(
-        required=True, allow_none=True, metadata={"description": "The seat whose decision is pending."}
-    )
-    my_turn = fields.Boolean(
-        required=True,
-        metadata={"description": "Whether the pending decision is yours (not a bot's playing for you)."},
-    )
-    deadline = fields.Float(
+    match_id = fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "When the pending decision times out (epoch seconds); null: no clock."},
+        metadata={"description": "The match; null for a matchmaking entry with no match (yet)."},
+    )
+    game = fields.String(required=True)
+    version = fields.Integer(metadata={"description": "The match's version after it (match entries)."})
+    status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "Match entries."})
+    seat = fields.Integer(
+        metadata={"description": f"Your seat in the match (match entries, and `{SEEK_MATCHED}`)."}
+    )
+    to_move = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The seat whose decision is pending (match entries)."},
+    )
+    my_turn = fields.Boolean(
+        metadata={
+            "description": "Whether the pending decision is yours (not a bot's playing for you); "
+            "match entries."
+        },
+    )
+    deadline = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "When the pending decision times out (epoch seconds); null: no clock. Match "
+            "entries."
+        },
     )
     result = fields.Dict(
         allow_none=True,
@@ -78,6 +113,24 @@ class FeedEntrySchema(Schema):
     )
     timed_out_seat = fields.Integer(
         metadata={"description": f"`{TIMED_OUT}` only: the seat that ran out of time."}
+    )
+    seek_id = fields.String(metadata={"description": f"`{SEEK_MATCHED}`, `{SEEK_EXPIRED}`: the seek."})
+    challenge_id = fields.String(metadata={"description": "The challenge entries' challenge."})
+    players = fields.Integer(
+        metadata={"description": "Matchmaking entries: the player count of the match sought or offered."}
+    )
+    challenger = fields.Nested(
+        FeedChallengerSchema, metadata={"description": f"`{CHALLENGE_RECEIVED}` only: who challenges you."}
+    )
+    expires_at = fields.Float(
+        metadata={"description": f"`{CHALLENGE_RECEIVED}` only: answer before this (epoch seconds)."}
+    )
+    declined_by = fields.String(
+        metadata={"description": f"`{CHALLENGE_DECLINED}` only: the player who declined (or cancelled)."}
+    )
+    reason = fields.String(
+        validate=validate.OneOf(["declined", "cancelled"]),
+        metadata={"description": f"`{CHALLENGE_DECLINED}` only: declined, or withdrawn by the challenger."},
     )
 
 

@@ -123,6 +123,17 @@ class CreateMatchSchema(Schema):
     time_control = fields.Nested(
         TimeControlSchema, metadata={"description": "Clocks for the human seats; none unless given."}
     )
+    rated = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Rate the players when the match finishes (OpenSkill, per app and game; see "
+            "`GET /v1/games/{game_id}/leaderboard`). Only for matches created with an app key or a "
+            "player token whose every seat is a named `player` of the app (an `open` seat kept for "
+            "one too) or a built-in bot, with at least two different ones, and `on_leave.then` `bot`: "
+            "422 otherwise. A player who resigns or times out is rated with the seat's place when "
+            "the game ends."
+        },
+    )
 
 
 class JoinRequestSchema(Schema):
@@ -167,8 +178,16 @@ class MatchSummarySchema(Schema):
         fields.Integer(), required=True, metadata={"description": "Seats a join may take (while `waiting`)."}
     )
     visibility = fields.String(required=True, validate=validate.OneOf(VISIBILITIES))
+    rated = fields.Boolean(
+        required=True, metadata={"description": "The players are rated when the match finishes."}
+    )
     to_move = fields.Integer(
         required=True, allow_none=True, metadata={"description": "Seat pending; null when over."}
+    )
+    result = fields.Dict(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Scores, ranking, winners and tie-break once finished; null before."},
     )
     created_at = fields.Float(required=True)
     updated_at = fields.Float(required=True)
