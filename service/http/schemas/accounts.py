@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.http.schemas.fields import JsonBoolean
 from service.http.schemas.matches import MatchSummarySchema, seat_name
 from service.matches.accounts import MAX_TOKEN_SECONDS
 from service.matches.identity import SCOPES
@@ -49,7 +50,7 @@ class AppListSchema(Schema):
 
 class PutPlayerSchema(Schema):
     name = seat_name(required=True, metadata={"description": "The player's display name, shown in seats."})
-    bot = fields.Boolean(load_default=False, metadata={"description": "The player is a program."})
+    bot = JsonBoolean(load_default=False, metadata={"description": "The player is a program."})
 
 
 class PlayerSchema(Schema):

@@ -25,6 +25,16 @@ class JsonInteger(fields.Integer):
         return value
 
 
+class JsonBoolean(fields.Boolean):
+    """A boolean of a JSON body as JSON Schema means it: ``true`` and ``false`` only (marshmallow's
+    Boolean also takes ``1``, ``"yes"``, ``"on"``...).  Query parameters keep marshmallow's Boolean."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class FullMatch(validate.Regexp):
     """A regular expression the whole value must match, as in JSON Schema.  Marshmallow's ``Regexp``
     uses ``re.match``, whose ``$`` also matches before a final newline: ``"12\n"`` would pass

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
-from service.http.schemas.fields import FullMatch, JsonInteger, bot_level, think_ms
+from service.http.schemas.fields import FullMatch, JsonBoolean, JsonInteger, bot_level, think_ms
 from service.http.schemas.lifecycle import (
     VISIBILITIES,
     VISIBILITY,
@@ -123,7 +123,7 @@ class CreateMatchSchema(Schema):
     time_control = fields.Nested(
         TimeControlSchema, metadata={"description": "Clocks for the human seats; none unless given."}
     )
-    rated = fields.Boolean(
+    rated = JsonBoolean(
         load_default=False,
         metadata={
             "description": "Rate the players when the match finishes (OpenSkill, per app and game; see "

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
-from service.http.schemas.fields import FullMatch, JsonInteger
+from service.http.schemas.fields import FullMatch, JsonBoolean, JsonInteger
 from service.http.schemas.lifecycle import TimeControlSchema
 from service.matches.accounts import PLAYER_ID
 from service.matches.challenges import ANSWERS, CHALLENGE_STATUSES, MAX_CHALLENGE_SECONDS, ORDERS
@@ -45,8 +45,8 @@ def _options() -> fields.Dict:
     )
 
 
-def _rated(what: str) -> fields.Boolean:
-    return fields.Boolean(
+def _rated(what: str) -> JsonBoolean:
+    return JsonBoolean(
         load_default=False,
         metadata={"description": f"Whether the match {what} is rated (ratings per app and game)."},
     )
@@ -64,7 +64,7 @@ class RatingRangeSchema(Schema):
 
 
 class BotsRequestSchema(Schema):
-    allow = fields.Boolean(
+    allow = JsonBoolean(
         load_default=False,
         metadata={"description": "Whether bots may take the seats no person takes (default false)."},
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from service.http.schemas.fields import FullMatch
+from service.http.schemas.fields import FullMatch, JsonBoolean
 from service.matches.feed import ENTRY_TYPES
 from service.matches.webhook_urls import MAX_URL_LENGTH
 from service.matches.webhooks import MAX_DESCRIPTION, PING, STATUSES
@@ -63,7 +63,7 @@ class UpdateWebhookSchema(Schema):
     url = _url()
     types = _types()
     description = _description()
-    enabled = fields.Boolean(
+    enabled = JsonBoolean(
         metadata={
             "description": "`false` disables the endpoint (nothing is sent; messages already queued wait); "
             "`true` enables it again, also one the server disabled, and clears `disabled_reason`."

@@ -6,7 +6,8 @@ event (R4's draw) and a redacted action (R3's face-down play).
 
 It is built exactly as docs/adding-a-game.md says, in one file: each section below is the role module
 of that name in a real game package, and ``HighCard`` declares them in a ``GameRules`` like every
-game's ``game.py``.  Being a fixture and never registered, it publishes no output schemas.
+game's ``game.py``.  Being a fixture and never registered, it publishes no view or result schemas; it
+publishes its events' (``EVENTS``), which the contract tests hold its move answers to.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engine.core import (
     Rng,
     action_schema,
     event,
+    event_schema,
 )
 
 # -- inputs: the option and action schemas ------------------------------------------------------------
@@ -202,6 +204,21 @@ def swap(st: State, seat: int, action: Action, events: list[Event]) -> None:
 
 HANDLERS: dict[str, Handler[State]] = {"play": play, "swap": swap}
 
+#: The game's own events as a client receives them (the service adds ``id``).
+_CARD = {"type": "integer", "minimum": 1}
+_SEAT = {"type": "integer", "minimum": 0}
+EVENTS: dict[str, dict[str, Any]] = {
+    "drew": event_schema("drew", "R4: the card this seat drew (only it sees this)", seat=_SEAT, card=_CARD),
+    "reveal": event_schema(
+        "reveal",
+        "R5: the round's cards, each seat's, face up; the highest takes the points",
+        round={"type": "integer", "minimum": 1},
+        cards={"type": "array", "items": _CARD},
+        winner=_SEAT,
+        points={"type": "integer", "minimum": 0},
+    ),
+}
+
 
 # -- explain --------------------------------------------------------------------------------------------
 
@@ -323,6 +340,7 @@ class HighCard(GameBase[State]):
         }
         for kind, schema in ACTIONS.items()
     }
+    event_schemas: ClassVar[dict[str, dict[str, Any]]] = EVENTS
     state_class = State
     rules = GameRules(
         setup=setup,
