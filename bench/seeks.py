@@ -321,6 +321,8 @@ class Run:
     server_cpu: float = 0.0
     redis_cpu: float = 0.0
     client_cpu: float = 0.0
+    #: CPU seconds of each API process (gunicorn's workers): how evenly they shared the seekers
+    api_cpu: list[float] = field(default_factory=list)
     setup_seconds: float = 0.0
 
 
@@ -372,6 +374,8 @@ def run(args: argparse.Namespace) -> Run:
                 "clients": [job.pid for job in procs if job.pid is not None],
             }
             before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+            api = descendants(server.pid)[1:]  # gunicorn's workers
+            api_before = [cpu_seconds([pid]) for pid in api]
             result.started = time.time()
             go.set()
             time.sleep(args.seconds)
@@ -380,6 +384,7 @@ def run(args: argparse.Namespace) -> Run:
             result.server_cpu = cpu_seconds(groups["server"]) - before["server"]
             result.redis_cpu = cpu_seconds(groups["redis"]) - before["redis"]
             result.client_cpu = cpu_seconds(groups["clients"]) - before["clients"]
+            result.api_cpu = [cpu_seconds([pid]) - b for pid, b in zip(api, api_before, strict=True)]
             progress("seeking stopped; the seekers cancel what is open")
             result.tallies = [
                 t for t in collect(out, len(procs), timeout=60 + LATE_NOTE_SECONDS) if isinstance(t, Tally)
@@ -449,7 +454,9 @@ def report(args: argparse.Namespace, r: Run) -> dict[str, Any]:
     print(f"statuses {dict(sorted((k, v) for k, v in statuses.items() if v))}")
     per = r.server_cpu / formed_all * 1000 if formed_all else float("nan")
     print(
-        f"server CPU {r.server_cpu / seconds:.2f} s/s (API {per:.1f} ms per pairing), "
+        f"server CPU {r.server_cpu / seconds:.2f} s/s (API {per:.1f} ms per pairing; by API process "
+        + "/".join(f"{c / seconds:.2f}" for c in sorted(r.api_cpu, reverse=True))
+        + "), "
         f"Redis {r.redis_cpu / seconds:.2f} s/s, the seekers' processes {r.client_cpu / seconds:.2f} s/s "
         "(all on the same cores)"
     )

@@ -318,9 +318,12 @@ class Seeks:
 
     def _drop_stale_claims(self, key: str, now: float, only: str | None = None) -> bool:
         """Release the player's claims whose seek is no longer open (matched, expired, cancelled; or
-        never posted, by a poster that died); whether any (``only``: that one) was released."""
+        never posted, by a poster that died); whether any (``only``: that one) was released, here or
+        meanwhile."""
         app, _ = split_player_key(key)
         claims = self.store.claimed(key)
+        if only is not None and only not in claims:
+            return True  # released meanwhile (its pairing was finished since the claim met it): claim again
         stale = []
         for seek_id, claimed_at in claims.items():
             if only is not None and seek_id != only:

@@ -178,6 +178,28 @@ def test_a_person_has_one_open_seek_at_a_time(lobby: Lobby) -> None:
     lobby.posted("ann")  # matched: free again
 
 
+def test_a_claim_released_while_a_new_seek_checks_it_does_not_refuse_the_seek(
+    lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race the seeks bench met (seven 409s in a CI run): Ann's new post meets her old seek's claim,
+    and the pairing that matched the old seek releases that claim before the post looks at it again.
+    The claim is gone, so the post claims anew: 201, not 409 ``seek_open``.  (The store's ``claimed`` is
+    wrapped to land that release at exactly that moment; everything else is the real store.)"""
+    old = lobby.posted("ann")
+    assert lobby.posted("bob")["status"] == "matched"  # pairs ann's seek, and releases her claim
+    key = f"{lobby.app['id']}:ann"
+    store = lobby.seeks.store
+    assert store.claim(key, "one", old["id"], lobby.clock.now) == ""  # as if not released yet
+    claimed = store.claimed
+
+    def released_meanwhile(player: str) -> dict[str, float]:
+        store.release(player, [old["id"]])  # the pairing's release lands now
+        return claimed(player)
+
+    monkeypatch.setattr(store, "claimed", released_meanwhile)
+    assert lobby.seek("ann").status_code == 201
+
+
 # -- pairing ------------------------------------------------------------------------------------------
 
 
