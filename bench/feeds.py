@@ -37,8 +37,6 @@ import http.client
 import multiprocessing as mp
 import os
 import random
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -52,7 +50,7 @@ import redis
 
 from bench.api import Client, free_port, percentile, phase, start_server
 from bench.crowd import collect, raise_fd_limit, waiting_now
-from bench.procs import cpu_seconds, descendants, named_children, rss_mb
+from bench.procs import cpu_seconds, descendants, named_children, progress, rss_mb, stop_server
 from devtools.private_redis import PrivateRedis
 
 ADMIN_TOKEN = "bench-feeds-admin-token"
@@ -404,17 +402,6 @@ def server_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    """gunicorn's quick shutdown (SIGINT): a graceful one would wait out the pacers' keep-alive
-    connections, which reconnect to the next server anyway."""
-    server.send_signal(signal.SIGINT)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-
-
 def waiting(port: int) -> float:
     """The server's waiting clients (:func:`bench.crowd.waiting_now`), or -1 while a server busy
     setting streams up is too slow to say."""
@@ -422,10 +409,6 @@ def waiting(port: int) -> float:
         return waiting_now(port)
     except OSError:
         return -1.0
-
-
-def progress(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 def run_condition(

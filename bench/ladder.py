@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -57,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.api import ROOT, Client, free_port, start_server
+from bench.procs import progress, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.ai import LEVELS
 from engine.registry import GAMES
@@ -163,20 +163,6 @@ def workers(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[bytes]
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    """gunicorn's quick shutdown (SIGINT)."""
-    server.send_signal(signal.SIGINT)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-
-
-def progress(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # -- one game's ladder ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Process trees from /proc: which processes a benchmark started, their memory and their CPU time.
+"""Process trees from /proc: which processes a benchmark started, their memory and their CPU time; and
+the small process chores the benchmarks share (stopping a server, a progress line).
 
 The benchmarks run the server and the load generator on the same machine, so a figure only means
 something next to who spent the CPU; these read it per process tree rather than for the machine.
@@ -8,6 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -52,3 +57,19 @@ def named_children(pid: int, name: str) -> list[int]:
             if Path(f"/proc/{child}/comm").read_text().startswith(name):
                 found.append(child)
     return found
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    """gunicorn's quick shutdown (SIGINT): a graceful one would wait out the load generator's
+    keep-alive connections, which the next server takes anyway."""
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def progress(message: str) -> None:
+    """A timestamped progress line on stderr (the figures go to stdout)."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)

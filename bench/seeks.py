@@ -39,8 +39,6 @@ import http.client
 import multiprocessing as mp
 import os
 import random
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -53,7 +51,7 @@ import orjson
 from bench.api import Client, free_port, percentile, start_server
 from bench.crowd import collect, raise_fd_limit
 from bench.feeds import name_players, player_id
-from bench.procs import cpu_seconds, descendants, named_children
+from bench.procs import cpu_seconds, descendants, named_children, progress, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 
@@ -297,19 +295,6 @@ def client_process(
 
 
 # -- the run ----------------------------------------------------------------------------------------
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    server.send_signal(signal.SIGINT)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-
-
-def progress(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 @dataclass
