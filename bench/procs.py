@@ -49,6 +49,28 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / _TICKS
 
 
+def wait_workers(pid: int, count: int, timeout: float = 30.0) -> list[int]:
+    """The direct children of ``pid`` (gunicorn's workers) once there are ``count`` of them and they
+    have finished booting (their CPU time stands still for a moment), or whatever there is after
+    ``timeout`` seconds.  ``tabletop serve`` answers ``/readyz`` from its first worker while the others
+    may still be forking or importing the app: a CPU count read from the process tree before they
+    exist misses them, and their boot would land in the first phase's figures."""
+    deadline = time.monotonic() + timeout
+    children: list[int] = []
+    spent = -1.0
+    while time.monotonic() < deadline:
+        try:
+            children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            children = []
+        now = cpu_seconds(children)
+        if len(children) >= count and now - spent < 0.02:  # under 10% of a CPU over the last 0.2 s
+            break
+        spent = now
+        time.sleep(0.2)
+    return children
+
+
 def named_children(pid: int, name: str) -> list[int]:
     """The processes below ``pid`` whose command name starts with ``name``."""
     found = []

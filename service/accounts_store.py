@@ -255,6 +255,11 @@ class AccountStore:
         rows = self.redis.xrange(player_slot_key(key, "feed"), min=f"({after}", max="+", count=count)
         return [FeedEntry(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
 
+    def feed_last_id(self, key: str) -> str:
+        """The id of the player's newest feed entry (``"0-0"`` for none)."""
+        rows = self.redis.xrevrange(player_slot_key(key, "feed"), count=1)
+        return str(rows[0][0].decode()) if rows else "0-0"
+
     def feed_after_many(self, cursors: dict[str, str], count: int) -> dict[str, list[FeedEntry]]:
         """:meth:`feed_after` for several players in one round trip: ``{player key: after}`` in."""
         pipe = self.redis.pipeline(transaction=False)
@@ -296,9 +301,7 @@ class AccountStore:
     def outbox_length(self, match_id: str) -> int:
         return int(self.redis.llen(match_key(match_id, "outbox")))
 
-    def feed_note(
-        self, key: str, source: str, number: int, entry: dict[str, Any], seq: int | None
-    ) -> str:
+    def feed_note(self, key: str, source: str, number: int, entry: dict[str, Any], seq: int | None) -> str:
         """Feed one note about ``source`` (a match id, or another source of notes such as a challenge)
         to the player ``key``, numbered within its source (a match's: ``version * 1000 + n``) so it
         reaches the feed once: the new entry's id, or ``""`` if that note (or a later one of the

@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     match.add_argument("--think-ms", type=int, help="think budget of every seat (default: each level's)")
     match.add_argument("--url", default="http://127.0.0.1:8000", help="the API (default %(default)s)")
     match.set_defaults(func=cmd_match)
+    from tabletop_client import tournament_cli  # issue 31: the command's code lives with the client
+
+    tournament_cli.add_parser(sub)
     apps = sub.add_parser(
         "apps", help="register, list, rotate or revoke apps (integrations); needs TABLETOP_REDIS_URL"
     )

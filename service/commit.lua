@@ -5,7 +5,9 @@
 --       idempotency record, idempotency seconds,
 --       outbox entry ("" = none: the notes for the match's players, see service/matches/feed.py),
 --       number of meta field/value items, meta items..., events...
--- Publishes the new version on the channel named like the events stream (KEYS[3]): live readers wake.
+-- Publishes the new version (and '<space><seat to move>' when the meta items set it; empty for
+-- nobody) and its events (one JSON document a line; the events' ids are <version>-1, <version>-2, ...) on the channel named like the events stream (KEYS[3]): live readers
+-- hand them out without reading the stream (service/live.py).
 -- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
@@ -30,8 +32,16 @@ if ARGV[2] ~= '' then  -- a move; a change of who holds the seats leaves the sta
   redis.call('SET', KEYS[2], ARGV[2])
 end
 redis.call('HSET', KEYS[1], unpack(meta))
+local head = version  -- with who is to move after it, when this commit says (a long-poll answers it)
+for i = 9, 8 + nmeta, 2 do
+  if ARGV[i] == 'to_move' then
+    head = version .. ' ' .. ARGV[i + 1]
+  end
+end
+local published = {head}
 for i = 9 + nmeta, #ARGV do
   redis.call('XADD', KEYS[3], version .. '-' .. (i - 8 - nmeta), 'e', ARGV[i])
+  published[#published + 1] = ARGV[i]
 end
 if ARGV[3] ~= '' then  -- the action log holds moves only
   redis.call('RPUSH', KEYS[4], ARGV[3])
@@ -42,7 +52,7 @@ end
 if ARGV[7] ~= '' then  -- drained into the players' feeds after the commit (or by the workers' sweep)
   redis.call('RPUSH', KEYS[5], ARGV[7])
 end
-redis.call('PUBLISH', KEYS[3], version)
+redis.call('PUBLISH', KEYS[3], table.concat(published, '\n'))
 local expire = tonumber(ARGV[4])
 if expire > 0 then
   for i = 1, 5 do

@@ -67,6 +67,12 @@ class Config:
     seek_seconds: int = 15 * 60
     challenge_seconds: int = 24 * 3600
     bot_max_matches: int = 10
+    #: Tournaments (issue 31): matches one tournament has under way at once unless it says otherwise,
+    #: matches one tournament may have in all, and seconds between the workers' looks at the running
+    #: and scheduled tournaments (what a dead process left half done, a start that came due).
+    tournament_parallel: int = 32
+    tournament_max_matches: int = 10_000
+    tournament_sweep_seconds: float = 5.0
     #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
     allow_seed: bool = False
     #: Upper bound for the events long-poll ``wait`` parameter, in seconds.

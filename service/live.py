@@ -5,19 +5,31 @@ A waiting client (an open NDJSON or SSE stream, or an events long-poll) must cos
 and not a Redis connection: under the gevent serving model (:mod:`service.serving`) it is a greenlet
 blocked on its :class:`Subscription`, a few kilobytes.  The process's reader holds one pub/sub
 connection, subscribed to the notification channel of every topic that has waiters here: every match
-commit publishes on its match's channel (``commit.lua``), every feed write on its player's
-(:func:`service.accounts_store.feed_channel`).  On a notification the reader reads the topic's new
-entries once (one ``XRANGE`` from the topic's *tip*, pipelined over every match notified at once) and
-hands the same objects to each subscription; a match's subscription filters them for its own seat
-exactly as every other read does (:func:`engine.core.event_visible`), a player's feed holds only that
-player's entries.  10 000 waiters on a process cost it one pub/sub connection and one read per commit,
-whatever their number.
+commit publishes its events on its match's channel (``commit.lua``), every feed write its entry on its
+player's (:func:`service.accounts_store.feed_channel`).  So the reader hands out what it was sent: a
+commit costs each process that follows the match no read at all, only when something may have been
+missed (a gap in the versions, a reconnection, a topic just armed) does it read the stream from the
+topic's *tip* (one ``XRANGE``, pipelined over every match at once).
 
-The stream stays the record; a notification only says "read again".  A subscription catches up from the
-stream itself after its channel is confirmed, and the topic's tip is armed only then, so nothing written
-in between is missed; every later (re)confirmation of the channel (the reader reconnected after a Redis
-restart, say) makes the reader read from the tip again, so a lost message costs latency, never an
-event.  Subscriptions drop what they have seen already (cursors), so reading twice is harmless.
+The work per committed event is per process and per seat watched, never per waiter:
+
+* each event is decoded and encoded to JSON once per process (:class:`LiveEvent`);
+* a stream (NDJSON or SSE) is written by the reader itself once the stream has caught up
+  (:meth:`Subscription.go_direct`): the events of a round are filtered, encoded and framed once for
+  every stream of the same seat and form, and each stream costs one non-blocking ``send`` of those
+  bytes (:class:`Wire`), where waking each stream's greenlet cost about ten times that;
+* a match read or handed out less than ``stream_batch_seconds`` ago is held until then, so a match
+  played at machine speed costs each waiter a write per batch rather than one per commit, while one
+  played at human speed waits for nothing;
+* each topic keeps its last :data:`RECENT` events, so a waiter that comes back with the last id it got
+  (a long-poll client polling again) catches up from memory, with no read.
+
+The stream stays the record; a notification only says "hand this out, or read again".  A subscription
+catches up from the stream itself after its channel is confirmed, and the topic's tip is armed only
+then, so nothing written in between is missed; every later (re)confirmation of the channel (the reader
+reconnected after a Redis restart, say) makes the reader read from the tip again, so a lost message
+costs latency, never an event.  Subscriptions drop what they have seen already (cursors), so reading
+twice is harmless.
 
 Waiter caps: the process's (``max_waiters``), and the caller's *quotas*, each a (key, cap) pair the
 HTTP layer builds from the credential (:func:`service.http.waiters.waiter_quotas`): by address for
@@ -25,7 +37,7 @@ anonymous callers, by app and by player with an app key or a player token, so a 
 users meets its app's cap, not the one meant for a single address.
 
 The primitives are :mod:`threading`'s: under gevent's monkey-patching they are cooperative, and the
-in-process test client (plain threads) works the same.
+in-process test client (plain threads, no direct writes) works the same.
 
 When a waiting client is answered is decided here too: a long-poll's wait and a stream's batches and
 heartbeats (:func:`poll_events`, :func:`stream_events`, :func:`poll_feed`, :func:`stream_feed`), over
@@ -37,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import threading
 import time
 import weakref
@@ -60,6 +73,7 @@ from service.store import (
     StoredEvent,
     notify_channel,
     now,
+    published_events,
 )
 
 log = logging.getLogger(__name__)
@@ -68,13 +82,29 @@ log = logging.getLogger(__name__)
 PAGE = 1000
 #: Events read from the stream per JSON response (the client pages on with ``after=last_id``).
 EVENTS_PER_PAGE = 1000
-#: Seconds the reader waits for a message before it looks at its to-do list again: the bound on how
-#: late it (un)subscribes or reads a newly armed feed, not a Redis poll (nothing is sent meanwhile).
-TICK = 0.01
+#: Seconds the reader waits for a message before it looks at its to-do list again.  A new topic or a
+#: newly armed one wakes it at once (:meth:`LiveEvents._nudge`), so this only bounds how late it drops
+#: the channels nobody waits on, and a wake-up lost in a reconnection.  (Polling every 10 ms instead
+#: cost an idle process about 1% of a core, and every delivery its share.)
+TICK = 0.5
 #: Seconds between reconnection attempts after the reader lost Redis (doubling up to the cap).
 BACKOFF = (0.1, 2.0)
 #: What a client is told to wait after 429 (too many waiters).
 RETRY_AFTER_SECONDS = 5
+#: Events a topic keeps in memory, the last it handed out: a waiter that comes (back) at most this far
+#: behind catches up from them, with no read (a long-poll client polls again at once after its answer).
+RECENT = 8
+#: Bytes a stream may owe its client (the socket took no more) before the client is dropped as one
+#: that stopped reading; it reconnects with its last id and loses nothing.
+MAX_OWED = 1 << 20
+#: Who may see every entry of a topic: a player's feed holds only that player's entries.
+ALL = "all"
+#: Seconds a topic stays followed after its last waiter left: a long-poll client polling again finds
+#: it current (its last events in memory, its channel confirmed), with no subscription to make and no
+#: read; a topic nobody comes back to costs the reader its notifications meanwhile.
+LINGER = 5.0
+#: What :attr:`LiveEvents.counts` counts (the metrics ``tabletop_live_<name>_total``).
+COUNTS = ("topic_reads", "backlog_reads", "events_read", "encodings", "deliveries")
 
 #: The kinds of :class:`Topic`.
 MATCH, PLAYER = "match", "player"
@@ -133,25 +163,103 @@ class LiveEvent:
     event: dict[str, Any]  #: as stored, with ``visible_to`` (a match's; a feed entry has none)
     client: dict[str, Any]  #: :func:`client_event`
     json: bytes  #: ``client``, encoded
+    #: The last event of a commit that published who is to move after it: that seat (``""``: nobody).
+    to_move: str | None = None
 
     @classmethod
-    def of(cls, stored: StoredEvent | FeedEntry) -> LiveEvent:
+    def of(cls, stored: StoredEvent | FeedEntry, to_move: str | None = None) -> LiveEvent:
         client = client_event(stored)
         data = stored.event if isinstance(stored, StoredEvent) else stored.entry
-        return cls(stored.id, data, client, dumps_bytes(client))
+        return cls(stored.id, data, client, dumps_bytes(client), to_move)
 
     @property
     def type(self) -> str:
         return str(self.event["type"])
 
 
+class Wire:
+    """A stream's connection, which the process's reader writes to itself (:meth:`Subscription.go_direct`).
+
+    A stream waiting on its own greenlet costs every delivery a wake-up, a round through the response
+    generators and the server's write: about 0.1 ms of CPU per write.  Written by the reader, a batch
+    costs one non-blocking ``send`` of bytes encoded once for every stream of the same seat and form.
+    ``send`` writes what the socket takes now (0 when it takes nothing; ``OSError`` when the client is
+    gone), ``send_all`` blocks until everything is written (the stream's own greenlet only), ``frame``
+    puts body bytes in the response's framing (HTTP/1.1 chunks).  What the socket does not take is owed
+    (:attr:`owed`) and the stream's greenlet sends it, in order, before anything else goes out.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[bytes], int],
+        send_all: Callable[[bytes], None],
+        frame: Callable[[bytes], bytes],
+    ) -> None:
+        self._send = send
+        self._send_all = send_all
+        self.frame = frame
+        self.owed = bytearray()
+        self.flushing = False
+        self.broken = False
+        #: When the last bytes went out (``time.monotonic``): heartbeats are due from it.
+        self.written = time.monotonic()
+
+    def offer(self, data: bytes) -> bool:
+        """Write ``data`` (framed) now as far as the socket takes it, owing the rest; whether the
+        stream's greenlet must wake (bytes owed, or the client gone)."""
+        if self.broken:
+            return True
+        if self.owed or self.flushing:
+            self.owed += data
+        else:
+            try:
+                sent = self._send(data)
+            except OSError:
+                self.broken = True
+                return True
+            self.written = time.monotonic()
+            if sent == len(data):
+                return False
+            self.owed += memoryview(data)[sent:]
+        if len(self.owed) > MAX_OWED:
+            self.broken = True
+            self.owed.clear()
+        return True
+
+    def flush(self) -> None:
+        """Send what is owed, blocking (the stream's own greenlet, never the reader's)."""
+        self.flushing = True
+        try:
+            while self.owed and not self.broken:
+                data = bytes(self.owed)
+                self.owed.clear()
+                try:
+                    self._send_all(data)
+                except OSError:  # gone, or not reading within the send timeout
+                    self.broken = True
+                self.written = time.monotonic()
+        finally:
+            self.flushing = False
+
+
 class Subscription:
-    """One waiting client's place in a topic: the events pushed to it, and a signal to wake it."""
+    """One waiting client's place in a topic: the events pushed to it, and a signal to wake it; or,
+    once :meth:`go_direct`, the connection the reader writes its events to."""
 
     def __init__(self, hub: LiveEvents, topic: Topic, quotas: Quotas) -> None:
         self.hub = hub
         self.topic = topic
         self.quotas = tuple(quotas)
+        #: Set by :meth:`go_direct`: where and how the reader writes this stream's events, which of
+        #: them it shows (``audience``: the seat, or :data:`ALL`; with ``encode``, the streams that
+        #: share one encoding), and which one ends it.
+        self.wire: Wire | None = None
+        self.audience: int | str | None = None
+        self.encode: Callable[[list[LiveEvent] | None], bytes] = _no_encoding
+        self.visible: Callable[[LiveEvent], bool] = _everyone
+        self.ends: Callable[[LiveEvent], bool] = _never
+        #: Set once an event that ends the stream went out on the wire.
+        self.ended = False
         self._rows: deque[LiveEvent] = deque()
         self._signal = threading.Event()
         #: Set (from the event loop) when the client's socket became readable: it may have gone.
@@ -197,20 +305,40 @@ class Subscription:
         with self.pause():
             time.sleep(seconds)
 
-    def backlog(self, after: str) -> list[LiveEvent]:
-        """Every event after ``after`` in the topic's stream now; then the reader keeps this topic
-        current, and :meth:`take` goes on from the last of them."""
+    def backlog(self, after: str, limit: int | None = None, *, version: int | None = None) -> list[LiveEvent]:
+        """Every event after ``after`` in the topic's stream now (the first ``limit`` of them: a
+        client that far behind is answered at once); then the reader keeps this topic current, and
+        :meth:`take` goes on from the last of them.  A topic this process follows already answers
+        from the events it keeps (:data:`RECENT`) when they reach back to ``after``: no read.
+        ``version``: a match's version as read before (no event of a later one can be there yet)."""
+        remembered = self.hub._remembered(self.topic, after)
+        if remembered is not None:
+            self.cursor = event_key(remembered[-1].id if remembered else after)
+            return remembered
         rows: list[StoredEvent | FeedEntry] = []
         cursor = after
         while True:
             page = self.hub._read_after(self.topic, cursor, PAGE)
+            self.hub.count("backlog_reads", 1)
             rows += page
             cursor = page[-1].id if page else cursor
-            if len(page) < PAGE:
+            if len(page) < PAGE or (limit is not None and len(rows) >= limit):
                 break
+        live = [LiveEvent.of(r) for r in rows]
         self.cursor = event_key(cursor)
-        self.hub._arm(self.topic, cursor)
-        return [LiveEvent.of(r) for r in rows]
+        tip = cursor
+        if not rows and not self.hub._armed(self.topic):
+            # Nothing after ``after``: the stream may end before it (an id from a client's future),
+            # and the reader must read from where the stream really ends, or miss what comes next.
+            # A match's version bounds it (its events are ``<version>-<n>``); a feed's is read.
+            if version is not None:
+                last = f"{version}-{2**63 - 1}"
+            else:
+                last = self.hub._last_id(self.topic)
+                self.hub.count("backlog_reads", 1)
+            tip = min(last, cursor, key=event_key)
+        self.hub._arm(self.topic, after if rows else tip, tip, live)
+        return live
 
     def take(self, timeout: float) -> list[LiveEvent]:
         """The events after the last one taken (or the backlog), waiting up to ``timeout`` s for one;
@@ -227,6 +355,33 @@ class Subscription:
                 self.cursor = key
                 fresh.append(row)
         return fresh
+
+    def go_direct(
+        self,
+        wire: Wire,
+        audience: int | str | None,
+        encode: Callable[[list[LiveEvent] | None], bytes],
+        visible: Callable[[LiveEvent], bool],
+        ends: Callable[[LiveEvent], bool],
+    ) -> None:
+        """From now on the reader writes this stream's events to ``wire`` itself; what was pushed
+        meanwhile goes out first, in order.  Only once everything the stream's own greenlet had to
+        write is written (the response's framing is the server's until then)."""
+        with self.hub._lock:
+            self.audience, self.encode, self.visible, self.ends = audience, encode, visible, ends
+            rows = self.take(0)
+            self.wire = wire
+            if rows:
+                encoded = self.hub._encode(self, wire, rows)
+                self.hub.count("deliveries", self.hub._write(self, event_key(rows[-1].id), encoded))
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until the reader has news for this stream (owed bytes, an end, a gone client), the
+        client's socket stirred, or ``timeout`` s passed."""
+        if timeout > 0:
+            with self.pause():
+                self._signal.wait(timeout)
+        self._signal.clear()
 
     def close(self) -> None:
         if not self.closed:
@@ -251,7 +406,20 @@ class _Feed:
     #: The id of the last event the reader handed out (None until the first subscriber caught up).
     tip: str | None = None
     confirmed: threading.Event = field(default_factory=threading.Event)
+    #: The last events handed out (at most :data:`RECENT`): every event after ``base`` up to the tip.
+    recent: deque[LiveEvent] = field(default_factory=deque)
+    base: str = ""
+    #: ``time.monotonic`` before which the topic is not read again (see :meth:`LiveEvents._read`).
+    held_until: float = 0.0
+    #: A match's events as its commits published them, in order from the tip on, not handed out yet;
+    #: ``stale`` when they may not be all (a gap, a reconnection, a new tip): the stream is read then.
+    published: list[tuple[StoredEvent, str | None]] = field(default_factory=list)
+    stale: bool = False
 
+
+#: A round's encoding of a topic's new events for one seat and form: the bytes, how many events they
+#: hold, whether one of them ends the stream.
+_Made = tuple[bytes, int, bool]
 
 #: Every hub of this process (one per app), for :func:`end_all_waiters`.
 _HUBS: weakref.WeakSet[LiveEvents] = weakref.WeakSet()
@@ -276,6 +444,8 @@ class LiveEvents:
         max_waiters: int,
         confirm_timeout: float,
         accounts: AccountStore | None = None,
+        batch_seconds: float = 0.0,
+        linger_seconds: float = LINGER,
     ) -> None:
         self.store = store
         self.accounts = accounts if accounts is not None else AccountStore(store.redis)
@@ -294,9 +464,26 @@ class LiveEvents:
         self._to_sync = False
         self._reader: threading.Thread | None = None
         self._work = threading.Event()
+        #: The reader's own channel, for :meth:`_nudge`, and whether it listens to it now.
+        self._wake_channel = f"tt:live:wake:{secrets.token_hex(8)}"
+        self._connected = False
         self._reader_pid = 0
+        #: A match read less than this long ago is read again only then: its waiters get what its
+        #: commits wrote meanwhile in one batch (a match played at machine speed costs a read and a
+        #: write per waiter per batch, not per commit; one played at human speed waits for nothing).
+        self.batch_seconds = batch_seconds
+        #: Held matches (channel -> when to read), see :meth:`_read`.
+        self._held: dict[str, float] = {}
+        #: Topics whose last waiter left (channel -> when), oldest first, followed for ``linger_seconds``.
+        self.linger_seconds = linger_seconds
+        self._idle: dict[str, float] = {}
         #: Told the number of waiters and of topics after every change (the metrics' gauges).
         self.report: Callable[[int, int], None] = lambda waiters, feeds: None
+        #: What the reader did, by name (:data:`COUNTS`), for the metrics and the benchmarks: the work
+        #: per committed event grows with the processes and the seats watched, never with the waiters.
+        self.counts: Counter[str] = Counter()
+        #: Told every count as it grows (the metrics' counters).
+        self.counted: Callable[[str, int], None] = lambda name, n: None
         _HUBS.add(self)
 
     # -- what the API uses --------------------------------------------------------------------------
@@ -308,7 +495,7 @@ class LiveEvents:
     @property
     def feeds(self) -> int:
         """Topics (matches and players' feeds) with waiters in this process."""
-        return len(self._feeds)
+        return len(self._feeds) - len(self._idle)
 
     def waiting(self, quota_key: str) -> int:
         """Waiters here counted against ``quota_key`` (e.g. ``"app:<app>"``)."""
@@ -340,13 +527,17 @@ class LiveEvents:
             for key, _cap in sub.quotas:
                 self._by_quota[key] += 1
             feed = self._feeds.get(channel)
+            new = feed is None
             if feed is None:
                 feed = self._feeds[channel] = _Feed(topic)
                 self._to_sync = True
                 self._work.set()
+            self._idle.pop(channel, None)  # a lingering topic is current: nothing to subscribe
             feed.subscribers.add(sub)
-            self.report(self._waiters, len(self._feeds))
+            self.report(self._waiters, self.feeds)
         self._ensure_reader()
+        if new:
+            self._nudge()
         if not feed.confirmed.wait(self.confirm_timeout):
             sub.close()
             raise redis.TimeoutError("the live event channel was not confirmed in time")
@@ -360,6 +551,10 @@ class LiveEvents:
         for sub in subs:
             sub.end()
 
+    def count(self, name: str, n: int) -> None:
+        self.counts[name] += n
+        self.counted(name, n)
+
     # -- subscription bookkeeping -------------------------------------------------------------------
 
     def _read_after(self, topic: Topic, after: str, count: int) -> list[StoredEvent] | list[FeedEntry]:
@@ -367,16 +562,52 @@ class LiveEvents:
             return self.store.events_after(topic.key, after, count)
         return self.accounts.feed_after(topic.key, after, count)
 
-    def _arm(self, topic: Topic, last_id: str) -> None:
+    def _last_id(self, topic: Topic) -> str:
+        if topic.kind == MATCH:
+            return self.store.last_event_id(topic.key)
+        return self.accounts.feed_last_id(topic.key)
+
+    def _armed(self, topic: Topic) -> bool:
+        with self._lock:
+            feed = self._feeds.get(topic.channel)
+            return feed is not None and feed.tip is not None
+
+    def _remembered(self, topic: Topic, after: str) -> list[LiveEvent] | None:
+        """The events after ``after`` when this process has every one of them in memory (the topic is
+        followed and ``after`` is no older than its :data:`RECENT` events), else ``None``."""
+        with self._lock:
+            feed = self._feeds.get(topic.channel)
+            if feed is None or feed.tip is None:
+                return None
+            since = event_key(after)
+            if since < event_key(feed.base):
+                return None
+            return [row for row in feed.recent if event_key(row.id) > since]
+
+    def _arm(self, topic: Topic, after: str, last_id: str, rows: list[LiveEvent]) -> None:
+        """Make the reader keep ``topic`` current from ``last_id`` on, unless it does already; ``rows``
+        (every event after ``after`` up to ``last_id``) are the first it remembers."""
         with self._lock:
             feed = self._feeds.get(topic.channel)
             if feed is None:
                 return
-            if feed.tip is None:
-                feed.tip = last_id
+            if feed.tip is not None:
+                return
+            feed.tip, feed.base = last_id, after
+            feed.stale = True
+            self._remember(feed, rows)
             # Read once from the tip: a write between the catch-up and now was notified while the
             # topic was unarmed, and must not wait for the next write to be seen.
             self._to_read.add(topic.channel)
+        self._nudge()
+
+    def _nudge(self) -> None:
+        """Wake the reader now (it has a channel to subscribe, or a topic to read): a message on the
+        reader's own channel.  Should Redis not take it, the reader looks within :data:`TICK`."""
+        if not self._connected:  # it subscribes and reads everything when it (re)connects
+            return
+        with contextlib.suppress(*STORAGE_ERRORS):
+            self.store.redis.publish(self._wake_channel, b"")
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -390,9 +621,24 @@ class LiveEvents:
             if feed is not None:
                 feed.subscribers.discard(sub)
                 if not feed.subscribers:
-                    del self._feeds[channel]
-                    self._to_sync = True
-            self.report(self._waiters, len(self._feeds))
+                    if self.linger_seconds > 0 and feed.tip is not None:
+                        self._idle[channel] = time.monotonic()
+                    else:
+                        del self._feeds[channel]
+                        self._to_sync = True
+            self.report(self._waiters, self.feeds)
+
+    def _drop_idle(self) -> None:
+        """Stop following the topics nobody came back to within ``linger_seconds`` (the reader)."""
+        limit = time.monotonic() - self.linger_seconds
+        with self._lock:
+            while self._idle:
+                channel, since = next(iter(self._idle.items()))
+                if since > limit:
+                    return
+                del self._idle[channel]
+                del self._feeds[channel]
+                self._to_sync = True
 
     # -- the reader ---------------------------------------------------------------------------------
 
@@ -415,6 +661,7 @@ class LiveEvents:
                 pubsub = self.store.subscriber()
                 self._serve(pubsub)
             except STORAGE_ERRORS as exc:
+                self._connected = False
                 with self._lock:
                     for feed in self._feeds.values():
                         feed.confirmed.clear()
@@ -432,13 +679,20 @@ class LiveEvents:
         """Subscribe to what has waiters, read what is notified, until the connection fails."""
         subscribed: set[str] = set()  # channels asked for on this connection
         confirmed: set[str] = set()  # and confirmed by Redis
+        pubsub.subscribe(self._wake_channel)
+        self._connected = True
         while True:
             if not self._feeds and not subscribed:
                 self._work.wait()  # idle: sleep until a first subscriber
                 self._work.clear()
+            if self._idle:
+                self._drop_idle()
             if self._to_sync:
                 subscribed = self._sync_channels(pubsub, subscribed, confirmed)
-            message = pubsub.get_message(timeout=TICK)
+            timeout = TICK
+            if self._held:  # a held topic is read when its batch is due
+                timeout = max(0.0, min(timeout, min(self._held.values()) - time.monotonic()))
+            message = pubsub.get_message(timeout=timeout)
             notified: set[str] = set()
             while message is not None:
                 self._note(message, notified, confirmed)
@@ -446,6 +700,11 @@ class LiveEvents:
             with self._lock:
                 notified |= self._to_read
                 self._to_read.clear()
+            if self._held:
+                clock = time.monotonic()
+                for channel in [c for c, until in self._held.items() if until <= clock]:
+                    del self._held[channel]
+                    notified.add(channel)
             if notified:
                 self._read(notified)
 
@@ -478,14 +737,38 @@ class LiveEvents:
             return
         if kind == "subscribe":
             feed.confirmed.set()
-        if (
-            kind == "message"
-            and feed.topic.kind == PLAYER
-            and self._deliver_published(feed, message, notified)
-        ):
+        player_entry = kind == "message" and feed.topic.kind == PLAYER
+        if player_entry and self._deliver_published(feed, message, notified):
             return
-        if feed.tip is not None:  # also a confirmation after a reconnect: read what may have been missed
-            notified.add(channel)
+        with self._lock:
+            if feed.tip is None:
+                return
+            # A match's commit published its events: kept, and handed out in this round (or when
+            # its batch is due) without a read.  Anything else (a confirmation after a reconnect, a
+            # gap) reads the stream from the tip, for what may have been missed.
+            if kind != "message" or feed.topic.kind != MATCH or not self._keep_published(feed, message):
+                feed.stale = True
+        notified.add(channel)
+
+    @staticmethod
+    def _keep_published(feed: _Feed, message: dict[str, Any]) -> bool:
+        """Keep the events a match's commit published when they follow what the topic has (the next
+        version), or ignore them when it has them already; whether no read is needed for them."""
+        if feed.stale:
+            return False
+        found = published_events(message["data"])
+        if found is None:
+            return False
+        published, to_move = found
+        have = event_key(feed.published[-1][0].id if feed.published else feed.tip or "0-0")[0]
+        version = event_key(published[0].id)[0]
+        if version <= have:  # read already (a read from the tip came first)
+            return True
+        if version != have + 1:
+            return False
+        feed.published += [(event, None) for event in published[:-1]]
+        feed.published.append((published[-1], to_move))
+        return True
 
     def _deliver_published(self, feed: _Feed, message: dict[str, Any], notified: set[str]) -> bool:
         """Hand a feed entry to its subscribers straight from the message that published it (a feed
@@ -503,40 +786,108 @@ class LiveEvents:
             if published is None or feed.tip is None or channel in self._to_read:
                 return False
             if event_key(published.id) > event_key(feed.tip):
-                row = LiveEvent.of(published)
-                feed.tip = row.id
-                for sub in feed.subscribers:
-                    sub.push([row])
+                self._hand_out(feed, [LiveEvent.of(published)])
         return True
 
     def _read(self, channels: set[str]) -> None:
         """Read every notified topic from its tip (the matches in one round trip) and hand the new
-        events to its subscribers."""
+        events to its subscribers.  A match handed out less than ``batch_seconds`` ago is held until
+        then (:attr:`_held`), so its waiters get the commits of that while in one batch."""
         matches: dict[str, str] = {}  # match id -> tip
         players: dict[str, str] = {}  # player key -> tip
+        fresh: dict[str, list[LiveEvent]] = {}
+        clock = time.monotonic()
         for channel in channels:
             feed = self._feeds.get(channel)
             if feed is None or feed.tip is None:
                 continue
+            if feed.held_until > clock:
+                self._held[channel] = feed.held_until
+                continue
+            if feed.topic.kind == MATCH and feed.published and not feed.stale:
+                fresh[channel] = [LiveEvent.of(event, to_move) for event, to_move in feed.published]
+                feed.published = []
+                continue
+            feed.published, feed.stale = [], False
             (matches if feed.topic.kind == MATCH else players)[feed.topic.key] = feed.tip
-        fresh: dict[str, list[StoredEvent] | list[FeedEntry]] = {}
+        read: dict[str, list[StoredEvent] | list[FeedEntry]] = {}
         if matches:
-            read = self.store.events_after_many(matches, PAGE)
-            fresh.update((Topic.match(m).channel, rows) for m, rows in read.items())
+            events = self.store.events_after_many(matches, PAGE)
+            read.update((Topic.match(m).channel, rows) for m, rows in events.items())
         if players:
-            feeds = self.accounts.feed_after_many(players, PAGE)
-            fresh.update((Topic.player(key).channel, rows) for key, rows in feeds.items())
+            entries = self.accounts.feed_after_many(players, PAGE)
+            read.update((Topic.player(key).channel, rows) for key, rows in entries.items())
+        self.count("topic_reads", len(read))
+        self.count("events_read", sum(len(stored) for stored in read.values()))
+        fresh.update((channel, [LiveEvent.of(s) for s in stored]) for channel, stored in read.items())
+        clock = time.monotonic()
         with self._lock:
-            for channel, stored in fresh.items():
+            for channel, rows in fresh.items():
                 feed = self._feeds.get(channel)
-                if feed is None or not stored:
+                if feed is None or not rows:
                     continue
-                rows = [LiveEvent.of(s) for s in stored]
-                feed.tip = rows[-1].id
-                for sub in feed.subscribers:
-                    sub.push(rows)
-                if len(stored) == PAGE:
+                self._hand_out(feed, rows)
+                if feed.topic.kind == MATCH:
+                    feed.held_until = clock + self.batch_seconds
+                if len(read.get(channel, ())) == PAGE:
+                    feed.stale = True
                     self._to_read.add(channel)
+
+    # -- handing events out (under the lock) --------------------------------------------------------
+
+    def _hand_out(self, feed: _Feed, rows: list[LiveEvent]) -> None:
+        """Give a topic's new events to its subscribers: pushed to those that wait on their own
+        greenlet, written to the wires of the direct ones, encoded and framed once for all the
+        direct subscribers of a seat and form (the per-waiter work is a ``send``)."""
+        feed.tip = rows[-1].id
+        self._remember(feed, rows)
+        first, last = event_key(rows[0].id), event_key(rows[-1].id)
+        made: dict[tuple[Any, ...], _Made] = {}
+        handed = 0
+        for sub in feed.subscribers:
+            wire = sub.wire
+            if wire is None:
+                sub.push(rows)
+                handed += len(rows)
+                continue
+            if sub.cursor >= first:  # its backlog had some of them: its own encoding
+                fresh = [r for r in rows if event_key(r.id) > sub.cursor]
+                if fresh:
+                    handed += self._write(sub, last, self._encode(sub, wire, fresh))
+                continue
+            key = (sub.audience, sub.encode, wire.frame)
+            encoded = made.get(key)
+            if encoded is None:
+                encoded = made[key] = self._encode(sub, wire, rows)
+            handed += self._write(sub, last, encoded)
+        self.count("deliveries", handed)
+
+    def _encode(self, sub: Subscription, wire: Wire, rows: list[LiveEvent]) -> _Made:
+        """``rows`` as ``sub``'s stream writes them: the framed bytes (empty if it sees none of them),
+        how many it sees, whether one ends it."""
+        shown = [r for r in rows if sub.visible(r)]
+        if shown:
+            self.count("encodings", 1)
+        return wire.frame(sub.encode(shown)) if shown else b"", len(shown), any(sub.ends(r) for r in rows)
+
+    @staticmethod
+    def _write(sub: Subscription, last: tuple[int, int], encoded: _Made) -> int:
+        """Write events up to ``last`` (encoded) to ``sub``'s wire; the number of events it sees."""
+        assert sub.wire is not None
+        data, shown, ends = encoded
+        sub.cursor = last
+        wake = sub.wire.offer(data) if data else False
+        if ends:
+            sub.ended = wake = True
+        if wake:
+            sub._signal.set()
+        return shown
+
+    @staticmethod
+    def _remember(feed: _Feed, rows: list[LiveEvent]) -> None:
+        feed.recent.extend(rows)
+        while len(feed.recent) > RECENT:
+            feed.base = feed.recent.popleft().id
 
 
 class TooManyWaiters(Exception):
@@ -577,6 +928,14 @@ def _never(row: LiveEvent) -> bool:
     return False
 
 
+def _no_encoding(batch: list[LiveEvent] | None) -> bytes:
+    raise AssertionError("a subscription written directly has the encoding of its stream")
+
+
+def _ends_match(row: LiveEvent) -> bool:
+    return row.type == OVER  # finished or aborted
+
+
 def poll_events(
     store: Store,
     config: Config,
@@ -585,17 +944,25 @@ def poll_events(
     after: str,
     wait: float,
     subscribe: Callable[[], Subscription],
-) -> tuple[list[dict[str, Any]], str]:
+) -> tuple[list[dict[str, Any]], str, str | None]:
     """Long-poll: return as soon as there is an event ``seat`` may see, or after ``wait`` seconds
     (or when the client has gone).
 
-    Only a poll that waits subscribes to live events.  A poll that is live (it waited, or the match
-    moved less than ``stream_batch_seconds`` ago) lets the events of the next ``stream_batch_seconds``
-    join the first, as a stream does: a client following a match played at machine speed polls a
-    few times a second, not once per move.  A client behind the match gets its page at once."""
-    events, after = visible_events(store, meta.id, seat, after, EVENTS_PER_PAGE)
+    Only a poll that waits subscribes to live events; it catches up from what the process's reader
+    keeps when it can (:meth:`Subscription.backlog`), so a client that polls again at once after its
+    answer costs no read of the match's events.  A poll that is live (it waited, or the match moved
+    less than ``stream_batch_seconds`` ago) lets the events of the next ``stream_batch_seconds`` join
+    the first, as a stream does: a client following a match played at machine speed polls a few times
+    a second, not once per move.  A client behind the match gets its page at once.  Also who is to
+    move after the last event, when its commit published it (``""``: nobody; ``None``: unknown)."""
+    if min(wait, config.max_wait_seconds) <= 0:
+        return (*visible_events(store, meta.id, seat, after, EVENTS_PER_PAGE), None)
+
+    def visible(row: LiveEvent) -> bool:
+        return event_visible(row.event, seat)
+
     live = now() - meta.updated_at < config.stream_batch_seconds
-    return _poll(config, events, after, wait, live, subscribe, lambda row: event_visible(row.event, seat))
+    return _poll(config, after, wait, live, subscribe, visible, meta.version)
 
 
 def poll_feed(
@@ -608,36 +975,42 @@ def poll_feed(
 ) -> tuple[list[dict[str, Any]], str]:
     """:func:`poll_events` for the feed of the player ``key``: its entries after ``after`` at once, or
     the first that comes within ``wait`` seconds (with what joins it within ``stream_batch_seconds``)."""
-    rows = accounts.feed_after(key, after, EVENTS_PER_PAGE)
-    after = rows[-1].id if rows else after
-    return _poll(config, [client_event(r) for r in rows], after, wait, False, subscribe, _everyone)
+    if min(wait, config.max_wait_seconds) <= 0:
+        rows = accounts.feed_after(key, after, EVENTS_PER_PAGE)
+        return [client_event(r) for r in rows], rows[-1].id if rows else after
+    events, last, _ = _poll(config, after, wait, False, subscribe, _everyone, None)
+    return events, last
 
 
 def _poll(
     config: Config,
-    events: list[dict[str, Any]],
     after: str,
     wait: float,
     live: bool,
     subscribe: Callable[[], Subscription],
     visible: Callable[[LiveEvent], bool],
-) -> tuple[list[dict[str, Any]], str]:
-    """A long-poll's wait, after its first read (``events`` up to ``after``)."""
-    wait = min(wait, config.max_wait_seconds)
-    if wait <= 0 or (events and not live):
-        return events, after
-    deadline = time.monotonic() + wait
+    version: int | None,
+) -> tuple[list[dict[str, Any]], str, str | None]:
+    """A long-poll that waits (``wait`` > 0): the events after ``after`` at once when there are some
+    and the topic is not ``live``, else the first that come within ``wait`` (with what joins them);
+    and who is to move after the last of them when its commit said (:attr:`LiveEvent.to_move`)."""
+    deadline = time.monotonic() + min(wait, config.max_wait_seconds)
+    events: list[dict[str, Any]] = []
     with subscribe() as sub:
-        rows = sub.backlog(after)
-        lingered = False
+        rows = sub.backlog(after, EVENTS_PER_PAGE, version=version)
+        if len(rows) > EVENTS_PER_PAGE:  # far behind: a page now, the next poll goes on from it
+            rows = rows[:EVENTS_PER_PAGE]
+        behind = len(rows) == EVENTS_PER_PAGE
+        lingered = not live
+        to_move: str | None = None
         while True:
             for row in rows:
-                after = row.id
+                after, to_move = row.id, row.to_move
                 if visible(row):
                     events.append(row.client)
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or sub.client_gone() or (events and lingered):
-                return events, after
+            if behind or remaining <= 0 or sub.client_gone() or (events and lingered):
+                return events, after, to_move
             if events:  # the first news since the poll began: a short while for more to join
                 lingered = True
                 sub.rest(min(remaining, config.stream_batch_seconds))
@@ -646,7 +1019,14 @@ def _poll(
 
 
 def stream_events(
-    config: Config, sub: Subscription, seat: int | None, backlog: list[LiveEvent], *, over: bool
+    config: Config,
+    sub: Subscription,
+    seat: int | None,
+    backlog: list[LiveEvent],
+    *,
+    over: bool,
+    wire: Wire | None = None,
+    encode: Callable[[list[LiveEvent] | None], bytes] | None = None,
 ) -> Iterator[list[LiveEvent] | None]:
     """Events for a streaming response, in batches (what arrived together), the ``backlog`` first
     (:meth:`Subscription.backlog`); ``None`` items are heartbeats, due whenever nothing was written
@@ -656,20 +1036,30 @@ def stream_events(
 
     After a write, events arriving within ``stream_batch_seconds`` wait and go out together: a
     match played at machine speed costs its followers a write per batch, not one per event,
-    while a match played at human speed is not delayed at all."""
+    while a match played at human speed is not delayed at all.
 
-    def ends(row: LiveEvent) -> bool:
-        return row.type == OVER  # finished or aborted
+    Given the stream's ``wire`` and its ``encode``, everything after the backlog is written by the
+    process's reader (:meth:`Subscription.go_direct`), and this only waits for the end."""
 
-    return _stream(config, sub, backlog, lambda row: event_visible(row.event, seat), ends, over=over)
+    def visible(row: LiveEvent) -> bool:
+        return event_visible(row.event, seat)
+
+    direct = None if wire is None or encode is None else (wire, seat, encode)
+    return _stream(config, sub, backlog, visible, _ends_match, over=over, direct=direct)
 
 
 def stream_feed(
-    config: Config, sub: Subscription, backlog: list[LiveEvent]
+    config: Config,
+    sub: Subscription,
+    backlog: list[LiveEvent],
+    *,
+    wire: Wire | None = None,
+    encode: Callable[[list[LiveEvent] | None], bytes] | None = None,
 ) -> Iterator[list[LiveEvent] | None]:
     """:func:`stream_events` for a player's feed: every entry, heartbeats meanwhile; a feed outlives
     every match, so it ends only after ``stream_max_seconds`` or when the client has gone."""
-    return _stream(config, sub, backlog, _everyone, _never, over=False)
+    direct = None if wire is None or encode is None else (wire, ALL, encode)
+    return _stream(config, sub, backlog, _everyone, _never, over=False, direct=direct)
 
 
 def _stream(
@@ -680,6 +1070,7 @@ def _stream(
     ends: Callable[[LiveEvent], bool],
     *,
     over: bool,
+    direct: tuple[Wire, int | str | None, Callable[[list[LiveEvent] | None], bytes]] | None,
 ) -> Iterator[list[LiveEvent] | None]:
     beat = config.heartbeat_seconds
     written = time.monotonic()
@@ -698,6 +1089,11 @@ def _stream(
         clock = time.monotonic()
         if clock >= deadline or sub.client_gone():
             return
+        if direct is not None:
+            wire, audience, encode = direct
+            sub.go_direct(wire, audience, encode, visible, ends)
+            _written_by_the_reader(config, sub, wire, encode, deadline)
+            return
         if clock - written >= beat:
             yield None
             written = clock
@@ -706,3 +1102,29 @@ def _stream(
             sub.rest(lull)  # events arriving meanwhile go out in one write
         del shown
         rows = sub.take(min(written + beat, deadline) - time.monotonic())
+
+
+def _written_by_the_reader(
+    config: Config,
+    sub: Subscription,
+    wire: Wire,
+    encode: Callable[[list[LiveEvent] | None], bytes],
+    deadline: float,
+) -> None:
+    """A direct stream's own greenlet: sends what the socket did not take at once, the heartbeats,
+    and returns when the stream ends (its last event went out, the client has gone, its time is up)."""
+    beat = config.heartbeat_seconds
+    while True:
+        if wire.owed and not wire.broken:
+            wire.flush()
+            continue
+        if wire.broken or sub.ended:
+            return
+        clock = time.monotonic()
+        if clock >= deadline or sub.client_gone():
+            return
+        if clock - wire.written >= beat:
+            with sub.hub._lock:
+                wire.offer(wire.frame(encode(None)))
+            continue
+        sub.wait(min(wire.written + beat, deadline) - clock)

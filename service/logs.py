@@ -119,6 +119,8 @@ def install(app: Flask) -> None:
     @app.after_request
     def _access(response: Response) -> Response:
         response.headers[REQUEST_ID_HEADER] = g.request_id
+        if not ACCESS.isEnabledFor(logging.INFO):  # a line nobody writes is not built either
+            return response
         rule = request.url_rule.rule if request.url_rule is not None else None
         fields: dict[str, Any] = {
             "request_id": g.request_id,

@@ -27,12 +27,13 @@ import math
 import os
 import shutil
 import tempfile
-from typing import Any
+from typing import Any, cast
 
 import gevent
-from gunicorn import util
+from gunicorn import glogging, util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import errors as http_errors
+from gunicorn.http import wsgi
 from gunicorn.http.body import LengthReader
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
@@ -63,8 +64,49 @@ def write_error(sock: Any, status: int, reason: str, code: str, message: str) ->
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
 
+class _Gathered:
+    """Stands for the client's socket while a response's first write is put together (see
+    :class:`OneSendResponse`): what gunicorn sends is kept, to go out in one send."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.parts.append(data)
+
+
+class OneSendResponse(wsgi.Response):
+    """gunicorn's HTTP/1 response, sending the head and the first piece of the body in one send.
+
+    gunicorn sent the head, then each piece of the body, each a send of its own: two for every
+    answer (a health check's, a move's), and on a TCP connection each send is a segment handed to the
+    peer, a large share of a small request's CPU (issue 30 point 2).  Only the first write is
+    gathered; the head goes out at the end of it in any case (also when it has no body bytes, a
+    ``HEAD`` or a 304), so a stream's later pieces, written by the stream or by the live reader
+    straight to the socket (:func:`service.http.admission.stream_wire`), always follow it."""
+
+    def write(self, arg: bytes) -> None:
+        if self.headers_sent:
+            super().write(arg)
+            return
+        sock = cast(Any, self).sock  # gunicorn is untyped
+        gathered = _Gathered()
+        self.sock = gathered
+        try:
+            super().write(arg)
+        finally:
+            self.sock = sock
+            if gathered.parts:
+                sock.sendall(b"".join(gathered.parts))
+
+
 class Worker(GeventWorker):
     """gunicorn's gevent worker with time limits on slow clients and JSON errors (see the module)."""
+
+    def init_process(self) -> None:
+        # gunicorn builds each HTTP/1 response with this module's ``Response`` (HTTP/2 passes its own).
+        wsgi.Response = OneSendResponse  # this server process's responses
+        super().init_process()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -105,6 +147,11 @@ class Worker(GeventWorker):
             if reader.length > self.max_body:
                 req.must_close = True  # refused unread (413): the rest must not be parsed as a request
                 return True
+            if _buffered(reader.unreader) >= reader.length:
+                # The whole body came with the head (a move's does): reading it waits for nothing, so
+                # no timer is armed (a gevent Timeout per request was a measurable share of a move).
+                req.body = io.BytesIO(req.body.read(reader.length))
+                return True
         try:
             with gevent.Timeout(self.body_timeout):
                 data = req.body.read(self.max_body + 1)
@@ -136,6 +183,29 @@ class Worker(GeventWorker):
             write_error(client, status, reason, code, message)
 
 
+def _buffered(unreader: Any) -> int:
+    """Bytes gunicorn's reader of a connection holds already (read with the request's head), 0 if it
+    keeps none where this looks."""
+    buf = getattr(unreader, "buf", None)
+    if not isinstance(buf, io.BytesIO):
+        return 0
+    buf.seek(0, io.SEEK_END)  # where gunicorn's reader keeps it between reads
+    return buf.tell()
+
+
+class AppLogsAccess(glogging.Logger):
+    """gunicorn's logger without gunicorn's access line.  The app writes a richer one of its own
+    (:mod:`service.logs`) and gunicorn's logger is set to drop its line (:func:`service.logs.
+    logging_config`), but gunicorn still built it for every request, fields and timestamp, because a
+    logging configuration is given: a few per cent of a health check's CPU, for nothing."""
+
+    def _compute_access_log_enabled(self) -> bool:
+        return False
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        return None
+
+
 class Server(BaseApplication):
     """gunicorn running :func:`service.http.app.create_app` with :class:`Worker` (``tabletop serve``)."""
 
@@ -152,6 +222,7 @@ class Server(BaseApplication):
             "bind": f"{config.host}:{config.port}",
             "workers": self.workers,
             "worker_class": "service.serving.Worker",
+            "logger_class": "service.serving.AppLogsAccess",
             "worker_connections": config.max_connections,
             "keepalive": max(1, math.ceil(config.header_timeout_seconds)),
             "timeout": WORKER_TIMEOUT,

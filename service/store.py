@@ -35,14 +35,17 @@ Humans and bots write through the same script, so Redis alone arbitrates concurr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
 import redis
+from gevent import getcurrent
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.client import PubSub
 from redis.cluster import RedisCluster
@@ -180,6 +183,19 @@ def notify_channel(match_id: str) -> str:
     return _key(match_id, "events")
 
 
+def published_events(data: bytes) -> tuple[list[StoredEvent], str | None] | None:
+    """The events a commit published (``commit.lua``: its version, then an event's JSON a line) and
+    who is to move after it (``""``: nobody; ``None``: the commit did not say), or ``None`` for a
+    message without them."""
+    head, _, body = data.partition(b"\n")
+    version, _, to_move = head.partition(b" ")
+    if not body or not version.isdigit():
+        return None
+    v = version.decode()
+    events = [StoredEvent(f"{v}-{n}", json.loads(line)) for n, line in enumerate(body.split(b"\n"), 1)]
+    return events, to_move.decode() if b" " in head else None
+
+
 def match_of_channel(channel: bytes) -> str:
     """The match id in a :func:`notify_channel` name."""
     return channel.decode().split("{m:", 1)[1].split("}", 1)[0]
@@ -245,10 +261,57 @@ def connect(
     options["retry_on_error"] = [redis.ConnectionError]
     if max_connections is None:
         return redis.Redis.from_url(url, **options)
-    pool = redis.BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=timeout, **options
-    )
+    pool = HoldingPool.from_url(url, max_connections=max_connections, timeout=timeout, **options)
     return redis.Redis(connection_pool=pool)
+
+
+class HoldingPool(redis.BlockingConnectionPool):
+    """redis-py's blocking pool, where a block of code (:meth:`Store.holding`) may keep the one
+    connection its commands take until it ends, instead of taking one from the pool per command.
+
+    Taking a connection is not free: besides the pool's own bookkeeping, redis-py polls the socket
+    to make sure nothing unread is left on it, which under gevent costs an event-loop watcher; a
+    move's load and commit took a connection each (issue 30 point 2).  Within a block nothing else
+    uses the connection between its commands, so the check on taking it is made once.  Holding is
+    per greenlet (a thread is a greenlet too, its main one), whether or not gevent patched the
+    standard library, so concurrent requests never share a connection; a block holds at most one, as
+    a request used at most one at a time before, so the pool's bound is unchanged.  A command that
+    fails disconnects the connection as ever (redis-py's error handling), and the next command of
+    the block reconnects it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: greenlet -> the connection its block holds (an empty list until its first command)
+        self._held: dict[Any, list[Any]] = {}
+
+    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        held = self._held.get(getcurrent()) if self._held else None
+        if held is None:
+            return super().get_connection()
+        if not held:
+            held.append(super().get_connection())
+        return held[0]
+
+    def release(self, connection: Any) -> None:
+        held = self._held.get(getcurrent()) if self._held else None
+        if held and held[0] is connection:
+            return  # given back when the block ends
+        super().release(connection)
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        me = getcurrent()
+        if me in self._held:  # nested: the outer block holds it
+            yield
+            return
+        held: list[Any] = []
+        self._held[me] = held
+        try:
+            yield
+        finally:
+            del self._held[me]
+            if held:
+                super().release(held[0])
 
 
 @dataclass
@@ -391,6 +454,17 @@ class Store:
         self._claim_due = client.register_script(_CLAIM_DUE)
         self._take_hint_place = client.register_script(_TAKE_HINT_PLACE)
         self._create = client.register_script(_CREATE)
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """The block's commands go over one pooled connection, taken once (:class:`HoldingPool`; a move's
+        load and commit); elsewhere (a cluster, a client without that pool) a block like any other."""
+        pool = getattr(self.redis, "connection_pool", None)
+        if not isinstance(pool, HoldingPool):
+            yield
+            return
+        with pool.holding():
+            yield
 
     # -- health -------------------------------------------------------------------------------------
 
@@ -708,6 +782,11 @@ class Store:
         """Events with an id greater than ``after`` (``"0-0"`` for all), oldest first, at most ``count``."""
         rows = self.redis.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
         return [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+
+    def last_event_id(self, match_id: str) -> str:
+        """The id of the match's newest event (``"0-0"`` for none)."""
+        rows = self.redis.xrevrange(_key(match_id, "events"), count=1)
+        return str(rows[0][0].decode()) if rows else "0-0"
 
     def events_after_many(self, cursors: dict[str, str], count: int) -> dict[str, list[StoredEvent]]:
         """:meth:`events_after` for several matches in one round trip: ``{match id: after}`` in."""

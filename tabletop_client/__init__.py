@@ -34,6 +34,13 @@ Players find opponents among their app's players and know where they stand:
     challenge = ann.create_challenge("china", ["bob", "cy"], rated=True)  # they accept_challenge(id)
     ann.wait_challenge(challenge["id"])["match_id"]
     list(app.results("ann", "china"))                   # every finished match, with its result
+
+Apps run tournaments (round robin or Swiss) of their players and the built-in bots:
+
+    cup = app.create_tournament("taj_mahal", 3, [{"player": "ann"}, {"level": "easy"}, {"level": "hard"}])
+    done = app.wait_tournament(cup["id"], progress=lambda doc: print(doc["progress"]))
+    done["standings"]                                   # rank, points, wins, buchholz, seats...
+    app.tournament_results(cup["id"], "csv")            # one row per seat of every match
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ import http.client
 import json
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, overload
 from urllib.parse import urlencode, urlsplit
 
 Doc = dict[str, Any]
@@ -548,6 +555,90 @@ class Client:
             wait = min(0.2 if doc["status"] == "pairing" else 25.0, left)
             after = self.feed(token, after, wait, player)["last_id"]
 
+    # -- tournaments (issue 31): the app key, or a player token with ``play`` --------------------------
+
+    def create_tournament(
+        self,
+        token: str,
+        game: str,
+        players: int,
+        entrants: list[Doc],
+        format: str = "round_robin",
+        **more: Any,
+    ) -> Doc:
+        """Run a tournament in the caller's app: ``entrants`` are ``{"player": "ann"}`` (the app's
+        player, who plays its matches with its own token) or ``{"level": "easy"}`` (a built-in bot,
+        optionally with a ``name`` and a ``think_ms``, its budget per decision in every match: default
+        the level's); ``format`` ``round_robin`` or ``swiss`` (which needs ``rounds``).
+        ``more``: ``name``, ``options``, ``rounds``, ``matches_per_pairing``, ``time_control``,
+        ``rated``, ``starts_at`` (epoch seconds), ``parallel``.  The answer is the tournament document
+        (``status`` ``scheduled`` or ``running``); follow it with :meth:`wait_tournament`."""
+        body: Doc = {"game": game, "players": players, "entrants": entrants, "format": format}
+        body.update({k: v for k, v in more.items() if v is not None})
+        return self.request("POST", "/v1/tournaments", body, token)[1]
+
+    def tournament(self, token: str, tournament_id: str) -> Doc:
+        """A tournament: ``status``, ``progress`` (``done`` of ``total`` matches, ``round`` of
+        ``rounds``), ``standings`` (best first: ``points``, ``wins``, ``buchholz``...) and ``matches``."""
+        return self._get(f"/v1/tournaments/{tournament_id}", token)
+
+    def tournaments(
+        self, token: str, status: str | None = None, after: str | None = None, limit: int | None = None
+    ) -> Doc:
+        """One page of the app's tournaments, newest first, without their matches: ``tournaments`` and
+        ``next`` (the next page's ``after``)."""
+        query = urlencode({k: v for k, v in (("status", status), ("after", after), ("limit", limit)) if v})
+        return self._get(f"/v1/tournaments{'?' + query if query else ''}", token)
+
+    @overload
+    def tournament_results(self, token: str, tournament_id: str, format: Literal["json"] = "json") -> Doc: ...
+
+    @overload
+    def tournament_results(self, token: str, tournament_id: str, format: Literal["csv"]) -> str: ...
+
+    def tournament_results(self, token: str, tournament_id: str, format: str = "json") -> Doc | str:
+        """Every finished or aborted match's seats in one read: as JSON (``results``, one row per
+        seat, and ``standings``), or with ``format="csv"`` the text of a CSV file (a header line, then
+        ``round,match_id,status,seat,entrant,name,place,points,score`` per seat)."""
+        path = f"/v1/tournaments/{tournament_id}/results?{urlencode({'format': format})}"
+        if format != "csv":
+            return self._get(path, token)
+        resp = self._send("GET", path, None, self._headers(token, "text/csv"))
+        raw = resp.read()
+        if resp.status != 200:
+            raise ApiError(resp.status, json.loads(raw) if raw else None)
+        return raw.decode("utf-8")
+
+    def cancel_tournament(self, token: str, tournament_id: str) -> Doc:
+        """Stop it (the app key, or the player who created it): ``cancelled``; its unfinished matches are
+        aborted.  One over already is 409 ``tournament_over``."""
+        return self.request("POST", f"/v1/tournaments/{tournament_id}/cancel", None, token)[1]
+
+    def wait_tournament(
+        self,
+        token: str,
+        tournament_id: str,
+        timeout: float = 24 * 3600.0,
+        progress: Callable[[Doc], None] | None = None,
+        interval: float = 1.0,
+    ) -> Doc:
+        """Read the tournament every ``interval`` seconds until it is ``finished`` or ``cancelled``, and
+        return it; ``progress`` is called with each document read whose ``progress`` changed (the first
+        one too), for a progress bar.  :class:`TimeoutError` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        seen: Any = None
+        while True:
+            doc = self.tournament(token, tournament_id)
+            if progress is not None and (doc["progress"], doc["status"]) != seen:
+                seen = (doc["progress"], doc["status"])
+                progress(doc)
+            if doc["status"] in ("finished", "cancelled"):
+                return doc
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"tournament {tournament_id} still {doc['status']} after {timeout:.0f} s")
+            time.sleep(min(interval, left))
+
     # -- ratings and leaderboards (an app key, or any of its players' tokens) -------------------------
 
     def leaderboard(
@@ -632,7 +723,49 @@ class Client:
         return self.request("POST", path, None, key)[1]
 
 
-class PlayerClient:
+class _TournamentCalls:
+    """The tournament calls of :class:`Client` with a credential of one's own (an app key, a player
+    token): see :meth:`Client.create_tournament` and the calls after it."""
+
+    api: Client
+    credential: str
+
+    def create_tournament(
+        self, game: str, players: int, entrants: list[Doc], format: str = "round_robin", **more: Any
+    ) -> Doc:
+        return self.api.create_tournament(self.credential, game, players, entrants, format, **more)
+
+    def tournament(self, tournament_id: str) -> Doc:
+        return self.api.tournament(self.credential, tournament_id)
+
+    def tournaments(
+        self, status: str | None = None, after: str | None = None, limit: int | None = None
+    ) -> Doc:
+        return self.api.tournaments(self.credential, status, after, limit)
+
+    @overload
+    def tournament_results(self, tournament_id: str, format: Literal["json"] = "json") -> Doc: ...
+
+    @overload
+    def tournament_results(self, tournament_id: str, format: Literal["csv"]) -> str: ...
+
+    def tournament_results(self, tournament_id: str, format: Literal["json", "csv"] = "json") -> Doc | str:
+        return self.api.tournament_results(self.credential, tournament_id, format)
+
+    def cancel_tournament(self, tournament_id: str) -> Doc:
+        return self.api.cancel_tournament(self.credential, tournament_id)
+
+    def wait_tournament(
+        self,
+        tournament_id: str,
+        timeout: float = 24 * 3600.0,
+        progress: Callable[[Doc], None] | None = None,
+        interval: float = 1.0,
+    ) -> Doc:
+        return self.api.wait_tournament(self.credential, tournament_id, timeout, progress, interval)
+
+
+class PlayerClient(_TournamentCalls):
     """A player's client, holding its player token: every match call acts for the player's seat in
     that match (no seat token to keep), plus its matches and its feed.
 
@@ -640,7 +773,7 @@ class PlayerClient:
 
     def __init__(self, base_url: str, token: str, timeout: float = 60.0) -> None:
         self.api = Client(base_url, timeout)
-        self.token = token
+        self.token = self.credential = token
 
     def close(self) -> None:
         self.api.close()
@@ -814,14 +947,14 @@ class PlayerClient:
         return self.api.hint(match_id, self.token, level, think_ms)
 
 
-class AppClient:
+class AppClient(_TournamentCalls):
     """An integration's server-side client, holding its app key: it names the app's players, mints and
     revokes their tokens, creates matches seating them, and reads any of its players' matches and feed
     (``player=``).  Keep the key on a server; hand each player's client only its player token."""
 
     def __init__(self, base_url: str, key: str, timeout: float = 60.0) -> None:
         self.api = Client(base_url, timeout)
-        self.key = key
+        self.key = self.credential = key
 
     def close(self) -> None:
         self.api.close()

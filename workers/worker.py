@@ -20,7 +20,8 @@ plays it, or announces the same job (one per decision).  The keeper also claims,
 warnings due (``clock_warning`` entries of the players' feeds, :func:`workers.jobs.clock_warning`), and
 once a second sweeps the outboxes a dead committer left undelivered
 (:class:`service.matches.feed_sweep.OutboxSweeper`) and the matchmaking pools and challenges
-(:class:`service.matches.challenges.MatchmakingSweeper`): a few cheap reads, never a wait.
+(:class:`service.matches.challenges.MatchmakingSweeper`) and the tournaments
+(:class:`service.matches.tournaments.TournamentSweeper`): a few cheap reads, never a wait.
 
 Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
@@ -61,6 +62,7 @@ from service.matches.bots import LANES, THINK_QUEUE, WORKER_TTL
 from service.matches.challenges import MatchmakingSweeper
 from service.matches.feed_sweep import OutboxSweeper
 from service.matches.operations import Matches
+from service.matches.tournaments import TournamentSweeper
 from service.store import STORAGE_ERRORS, connect, connect_store, now
 from workers import jobs
 
@@ -195,6 +197,7 @@ def keep_clocks(config: Config, parent: int) -> None:
     matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
     sweeper = OutboxSweeper(matches.outboxes)
     matchmaking = MatchmakingSweeper.of(matches)
+    tournaments = TournamentSweeper.of(matches)
     delay = BACKOFF[0]
     while os.getppid() == parent:
         try:
@@ -228,6 +231,12 @@ def keep_clocks(config: Config, parent: int) -> None:
             log.warning("matchmaking: sweep deferred, redis unavailable (%s)", exc)
         except Exception:  # as the outbox sweep's
             log.exception("matchmaking: the sweep failed")
+        try:  # tournaments due to start, or left half scheduled by a dead process
+            tournaments.tick(time.time())
+        except STORAGE_ERRORS as exc:
+            log.warning("tournaments: sweep deferred, redis unavailable (%s)", exc)
+        except Exception:  # as the outbox sweep's
+            log.exception("tournaments: the sweep failed")
 
 
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:

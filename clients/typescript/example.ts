@@ -108,6 +108,10 @@ export function notify(entry: Schemas["FeedEntry"]): string {
       return `challenge ${entry.reason === "cancelled" ? "withdrawn" : "declined"} by ${entry.declined_by}`;
     case "challenge_expired":
       return `challenge ${entry.challenge_id} expired`;
+    case "tournament_match":
+      return `${entry.tournament_name ?? "a tournament"}, round ${entry.round ?? "?"}: your match ${where}`;
+    case "tournament_over":
+      return `${entry.tournament_name ?? "a tournament"} is ${entry.status}: you ranked ${entry.rank ?? "?"}`;
     default: {
       const unknown: never = entry.type; // a new kind of entry fails to compile
       return unknown;

@@ -20,7 +20,7 @@ from gevent import monkey
 from service.encoding import dumps_bytes
 
 if TYPE_CHECKING:
-    from service.live import Subscription
+    from service.live import Subscription, Wire
 
 
 #: Redis connections a process may open beyond one per active request (the live-event reader's).
@@ -108,3 +108,40 @@ def watch_client(environ: dict[str, Any], sub: Subscription) -> None:
     sub.probe = closed
     sub.on_close = watcher.close
     watcher.start(readable)
+
+
+def chunk(body: bytes) -> bytes:
+    """``body`` as one HTTP/1.1 chunk, framed as gunicorn frames what a response yields."""
+    return b"%X\r\n%s\r\n" % (len(body), body)
+
+
+def stream_wire(environ: dict[str, Any]) -> Wire | None:
+    """The connection of a streaming response, for the live reader to write to itself
+    (:class:`service.live.Wire`); ``None`` where that is not safe, and the stream's greenlet writes
+    everything as before: outside the gevent worker (the test client), and where the response is not
+    in chunks (an HTTP/1.0 client, whose body ends with the connection; a ``HEAD``).
+
+    The server writes the response's head and the stream's first lines, then the reader writes
+    whole chunks on the same socket, never while the stream's own greenlet writes (see
+    :meth:`service.live.Wire.offer`), and the server writes the last chunk after the stream ended."""
+    from service.live import Wire  # the live layer is below this one; imported here for the cycle
+
+    sock = environ.get("gunicorn.socket")
+    if (
+        sock is None
+        or not monkey.is_module_patched("socket")
+        or environ.get("SERVER_PROTOCOL") != "HTTP/1.1"
+        or environ.get("REQUEST_METHOD") != "GET"
+    ):
+        return None
+    raw = getattr(sock, "_sock", None)  # gevent's socket wraps a non-blocking one
+    if raw is None:
+        return None
+
+    def send(data: bytes) -> int:
+        try:
+            return int(raw.send(data))
+        except BlockingIOError:
+            return 0
+
+    return Wire(send, sock.sendall, chunk)

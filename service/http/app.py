@@ -91,6 +91,7 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         accounts=account_store,
         max_waiters=config.max_waiters,
         confirm_timeout=2 * config.redis_timeout_seconds,
+        batch_seconds=config.stream_batch_seconds,
     )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
     limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)

@@ -23,7 +23,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from service.live import LiveEvents
+from service.live import COUNTS, LiveEvents
 from service.store import Store
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -78,6 +78,20 @@ class Metrics:
             feeds.set(matches)
 
         live.report = report
+        # The live reader's work (service/live.py COUNTS), summed over the server processes: per
+        # committed event it grows with the processes and the seats watched, not with the waiters.
+        described = {
+            "topic_reads": "Topics the live readers read on a notification",
+            "backlog_reads": "Reads of the live readers for a waiting client catching up",
+            "events_read": "Events (and feed entries) the live readers read",
+            "encodings": "Event batches the live readers encoded (once per seat and wire form)",
+            "deliveries": "Events the live readers handed to waiting clients as they came "
+            "(not what a waiter caught up on)",
+        }
+        children = {
+            name: Counter(f"tabletop_live_{name}", described[name], registry=self.registry) for name in COUNTS
+        }
+        live.counted = lambda name, n: children[name].inc(n)
         self.exposition = CollectorRegistry()
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             MultiProcessCollector(self.exposition)
@@ -90,11 +104,19 @@ class Metrics:
         def _start() -> None:
             g.started = time.perf_counter()
 
+        # The counter of each (method, route, status) once looked up: prometheus-client's ``labels``
+        # checks and locks on every call.  The keys are bounded like the labels themselves.
+        counters: dict[tuple[str, str, int], Counter] = {}
+
         @app.after_request
         def _count(response: Response) -> Response:
             rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
             method = request.method if request.method in METHODS else "other"
-            self.requests.labels(method, rule, str(response.status_code)).inc()
+            key = (method, rule, response.status_code)
+            counter = counters.get(key)
+            if counter is None:
+                counter = counters[key] = self.requests.labels(method, rule, str(response.status_code))
+            counter.inc()
             return response
 
     def observe_move(self) -> None:

@@ -35,6 +35,9 @@ CHALLENGE_RECEIVED = "challenge_received"
 CHALLENGE_ACCEPTED = "challenge_accepted"
 CHALLENGE_DECLINED = "challenge_declined"
 CHALLENGE_EXPIRED = "challenge_expired"
+#: Tournaments' entries (service/matches/tournaments.py): a new match of the entrant, the event's end.
+TOURNAMENT_MATCH = "tournament_match"
+TOURNAMENT_OVER = "tournament_over"
 #: Every type of feed entry, in the order the spec lists them (webhook endpoints choose among them).
 ENTRY_TYPES = (
     YOUR_TURN,
@@ -50,6 +53,8 @@ ENTRY_TYPES = (
     CHALLENGE_ACCEPTED,
     CHALLENGE_DECLINED,
     CHALLENGE_EXPIRED,
+    TOURNAMENT_MATCH,
+    TOURNAMENT_OVER,
 )
 
 

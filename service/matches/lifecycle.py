@@ -186,6 +186,24 @@ def cancel(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     return matches.document(change.after, state, None)
 
 
+def abort(matches: Matches, match_id: str, reason: str) -> bool:
+    """End a match not over yet (waiting or under way) without a result, for the organiser that made it
+    (a tournament cancelled, issue 31): ``match_over`` with status ``aborted`` and ``reason``, as the
+    other abort paths.  Whether it was aborted now (``False``: over already, or gone)."""
+
+    def decide(meta: MatchMeta) -> Change:
+        if meta.status in OVER_STATUSES:
+            raise Conflict("match_over", f"the match is {meta.status} already", {"status": meta.status})
+        events: list[dict[str, Any]] = []
+        return Change(_aborted(meta, reason, events), events)
+
+    try:
+        matches.change(match_id, decide)
+    except (Conflict, NotFound):
+        return False
+    return True
+
+
 def resign(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     """The caller's seat leaves, for good (the only way a seat is given up: an away seat is resigned
     too).  Before the start the seat opens again (a private seat's invite code joins it again; a
@@ -294,9 +312,7 @@ def rematch(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
             )
         name = meta.seats[seat]["name"]
         token = None if player is not None else auth.new_token()
-        seats, hashes, life = seating.take(
-            new.seats, new.token_hashes, new.life, place, name, token, player
-        )
+        seats, hashes, life = seating.take(new.seats, new.token_hashes, new.life, place, name, token, player)
         events = [{"type": JOINED, "visible_to": "all", "seat": place, "name": name}]
         after = _start_if_full(matches, replace(new, seats=seats, token_hashes=hashes, life=life), events)
         return Change(after, events, {"seat": place, "token": token})

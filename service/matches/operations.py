@@ -33,7 +33,7 @@ from service.accounts_store import AccountStore
 from service.config import Config
 from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
 from service.live import client_event, visible_events
-from service.matches import bots, clocks, feed, feed_sweep, lifecycle, ratings, seating
+from service.matches import bots, clocks, feed, feed_sweep, lifecycle, ratings, seating, tournaments
 from service.matches.accounts import Accounts, require_scope
 from service.matches.changes import Change
 from service.matches.errors import (
@@ -175,6 +175,9 @@ class Matches:
             max_think_ms=config.max_think_ms,
             max_hints_per_address=config.max_hints_per_address,
         )
+        #: Tournaments (issue 31): their matches' ends reach them through the outbox.
+        self.tournaments = tournaments.Tournaments(self)
+        self.outboxes.tournaments = self.tournaments
 
     # -- lookups ------------------------------------------------------------------------------------
 
@@ -316,12 +319,15 @@ class Matches:
         the entry if this process dies before :meth:`deliver`."""
         notes = feed.notes(before, after, events)
         rating = ratings.outcome(before, after, self.accounts.store.player)
-        if not notes and rating is None:
+        tournament = tournaments.outcome(before, after) if "tournament" in after.life else None
+        if not notes and rating is None and tournament is None:
             return None
         self.accounts.store.mark_pending(after.id)
         entry: dict[str, Any] = {"version": after.version, "seq": after.seq, "notes": notes}
         if rating is not None:
             entry["rating"] = rating
+        if tournament is not None:  # a tournament's match ended: its result goes to the tournament
+            entry["tournament"] = tournament
         return entry
 
     def deliver(self, match_id: str, outbox: dict[str, Any] | None) -> None:
@@ -360,6 +366,7 @@ class Matches:
         match_id: str | None = None,
         rematch_of: str | None = None,
         app: str | None = None,
+        tournament: str | None = None,
     ) -> dict[str, Any]:
         """Set up a match.  The returned document carries each human seat's token, the creator's token
         and a private match's invite codes: the only time they are shown.  Open seats make the match
@@ -376,6 +383,7 @@ class Matches:
         unless the request says otherwise.
 
         A waiting match expires (every key) ``waiting_seconds`` after its creation unless it starts.
+        ``tournament`` (``<app>:<id>``) marks a tournament's match: its end is reported to it.
         """
         caller = caller or Caller()
         if rematch_of is None:  # a rematch belongs to the finished match's app, whoever asked
@@ -408,6 +416,8 @@ class Matches:
             life["app"] = app
         if rematch_of is not None:
             life["rematch_of"] = rematch_of
+        if tournament is not None:
+            life["tournament"] = tournament
         named = self._named_players(caller, seats)
         tokens: list[dict[str, Any]] = []
         invites: list[dict[str, Any]] = []

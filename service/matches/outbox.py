@@ -11,6 +11,8 @@ oldest first, and pops it only once everything of it is in place:
   time the note is carried, so a drain that died between the feed and the webhooks is made whole by
   the next one;
 * a finished rated match's outcome to the ratings (:meth:`service.matches.ratings.Ratings.record`,
+  idempotent per match);
+* a tournament match's end to its tournament (:meth:`service.matches.tournaments.Tournaments.record`,
   idempotent per match).
 
 The committer drains right after its commit; the workers' sweep (:mod:`service.matches.feed_sweep`)
@@ -21,11 +23,14 @@ drains what a dead committer left.  Notes that no commit carries (a clock warnin
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.accounts_store import AccountStore
 from service.matches.ratings import Ratings
 from service.matches.webhooks import Webhooks
+
+if TYPE_CHECKING:
+    from service.matches.tournaments import Tournaments
 
 
 class Outbox:
@@ -35,6 +40,8 @@ class Outbox:
         self.store = store
         self.webhooks = webhooks
         self.ratings = ratings
+        #: Set by :class:`service.matches.operations.Matches` (the tournaments need the matches).
+        self.tournaments: Tournaments | None = None
 
     def drain(self, match_id: str) -> int:
         """Carry the outbox of ``match_id`` on, oldest entry first; the number of notes that reached a
@@ -51,6 +58,8 @@ class Outbox:
                     delivered += 1
             if entry.get("rating") is not None:
                 self.ratings.record(match_id, entry["rating"])
+            if entry.get("tournament") is not None and self.tournaments is not None:
+                self.tournaments.record(entry["tournament"])
             self.store.pop_outbox(match_id, head)
 
     def note(self, key: str, source: str, number: int, entry: dict[str, Any], seq: int | None) -> str:

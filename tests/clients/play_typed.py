@@ -17,9 +17,12 @@ Then matchmaking and ratings (issue 27): two players' rated seeks pair into a ma
 accepted makes another, both are played out; the results export, the leaderboards and a player's
 ratings are read as typed models.
 
+Then a tournament (issue 31): the app's rated round robin of two players, each told of its matches on
+its feed, played out, its standings and export read typed; and one a player's token makes and cancels.
+
 Usage: python play_typed.py BASE_URL ADMIN_TOKEN  (prints one line per game: game, moves, scores,
 winners, then one line per player: its matches and feed entries, then one line of the rated matches
-and the leaderboard)
+and the leaderboard, then one line of the tournament)
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ from tabletop_client.api.me import get_me, list_my_matches
 from tabletop_client.api.players import create_player_token, put_player
 from tabletop_client.api.ratings import get_leaderboard, get_player_ratings
 from tabletop_client.api.seeks import create_seek, get_seek, list_seeks
+from tabletop_client.api.tournaments import (
+    cancel_tournament,
+    create_tournament,
+    get_tournament,
+    get_tournament_results,
+    list_tournaments,
+)
 from tabletop_client.models import (
     ActionRequest,
     AppWithKey,
@@ -67,6 +77,8 @@ from tabletop_client.models import (
     CreateApp,
     CreateChallenge,
     CreateSeek,
+    CreateTournament,
+    CreateTournamentFormat,
     Error,
     FeedEntry,
     FeedEntryType,
@@ -75,6 +87,7 @@ from tabletop_client.models import (
     HumanSeatRequest,
     Leaderboard,
     LeaderboardPool,
+    ListTournamentsStatus,
     MatchStatus,
     MintedToken,
     MintToken,
@@ -97,6 +110,16 @@ from tabletop_client.models import (
     TajMahalMatch,
     TajMahalMoveResult,
     TajMahalView,
+    Tournament,
+    TournamentEntrantRequest,
+    TournamentEntrantRequestLevel,
+    TournamentFormat,
+    TournamentList,
+    TournamentMatchStatus,
+    TournamentResultRowStatus,
+    TournamentResults,
+    TournamentResultsStatus,
+    TournamentStatus,
     YearOfDragonCreatedMatch,
     YearOfDragonCreateMatch,
     YearOfDragonEventsPage,
@@ -374,6 +397,71 @@ def matchmaking(team: Integration, rng: random.Random) -> str:
     return f"rated matches=2 moves={seek_moves + challenge_moves} leaderboard={rows} bots={len(bots.players)}"
 
 
+def tournament(team: Integration, rng: random.Random) -> str:
+    """Issue 31 through the generated client: the app runs a rated round robin of ann and bob (one
+    match from each seat); each hears of its matches on its feed (``tournament_match``), both are
+    played out through the players' tokens, and the tournament, finished, shows its standings, its
+    export (one typed row per seat) and each player's ``tournament_over``.  Then ann's own token enters
+    her and an easy bot in another one, which she cancels: its match is aborted."""
+    entrants = [TournamentEntrantRequest(player="ann"), TournamentEntrantRequest(player="bob")]
+    request = CreateTournament(
+        name="Typed cup",
+        game=RATED_GAME,
+        players=2,
+        entrants=entrants,
+        format_=CreateTournamentFormat.ROUND_ROBIN,
+        rated=True,
+    )
+    made = create_tournament.sync(client=team.app, body=request)
+    assert isinstance(made, Tournament) and made.status is TournamentStatus.RUNNING, made
+    assert (
+        made.progress.total == 2
+        and made.matches_per_pairing == 2
+        and made.format_ is TournamentFormat.ROUND_ROBIN
+    )
+    assert [(e.entrant, e.player) for e in made.entrants] == [(0, "ann"), (1, "bob")], made.entrants
+    told = [e for e in team.feed("ann") if e.type_ is FeedEntryType.TOURNAMENT_MATCH]
+    assert {e.match_id for e in told} == {m.match_id for m in made.matches}, told
+    assert all(e.tournament_id == made.id and e.tournament_name == "Typed cup" for e in told), told
+    moves = sum(play_out(team, m.match_id, ("ann", "bob"), rng) for m in made.matches)
+    done = get_tournament.sync(made.id, client=team.players["bob"])
+    assert isinstance(done, Tournament) and done.status is TournamentStatus.FINISHED, done
+    assert all(m.status is TournamentMatchStatus.FINISHED and m.places is not None for m in done.matches)
+    assert [s.seats for s in done.standings] == [[1, 1], [1, 1]]  # each seat position once
+    assert sum(s.points for s in done.standings) == 2.0, done.standings
+    export = get_tournament_results.sync(made.id, client=team.app)
+    assert isinstance(export, TournamentResults) and export.status is TournamentResultsStatus.FINISHED
+    assert len(export.results) == 4 and all(
+        r.status is TournamentResultRowStatus.FINISHED for r in export.results
+    )
+    assert export.standings == done.standings
+    listed = list_tournaments.sync(client=team.players["ann"], status=ListTournamentsStatus.FINISHED)
+    assert isinstance(listed, TournamentList) and [t.id for t in listed.tournaments] == [made.id], listed
+    for pid in ("ann", "bob"):
+        (over,) = [e for e in team.feed(pid) if e.type_ is FeedEntryType.TOURNAMENT_OVER]
+        (line,) = [s for s in done.standings if done.entrants[s.entrant].player == pid]
+        assert (over.tournament_id, over.rank, over.points) == (made.id, line.rank, line.points), over
+
+    mine = CreateTournament(
+        game=RATED_GAME,
+        players=2,
+        entrants=[
+            TournamentEntrantRequest(player="ann"),
+            TournamentEntrantRequest(level=TournamentEntrantRequestLevel.EASY),
+        ],
+        matches_per_pairing=1,
+    )
+    own = create_tournament.sync(client=team.players["ann"], body=mine)
+    assert isinstance(own, Tournament) and own.entrants[1].name == "Easy bot", own
+    stopped = cancel_tournament.sync(own.id, client=team.players["ann"])
+    assert isinstance(stopped, Tournament) and stopped.status is TournamentStatus.CANCELLED, stopped
+    assert [m.status for m in stopped.matches] == [TournamentMatchStatus.ABORTED], stopped.matches
+    again = cancel_tournament.sync(own.id, client=team.app)
+    assert isinstance(again, Error) and again.code == "tournament_over", again
+    rows = ",".join(f"{s.rank}:{done.entrants[s.entrant].player}:{s.points:g}" for s in done.standings)
+    return f"tournament matches={len(done.matches)} moves={moves} standings={rows} cancelled={stopped.id}"
+
+
 def main() -> None:
     base_url, admin_token = sys.argv[1], sys.argv[2]
     anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
@@ -389,6 +477,7 @@ def main() -> None:
     for pid in PLAYERS:
         print(follow(team, pid, sum(len(r.seats) > PLAYERS.index(pid) for r in REQUESTS)), flush=True)
     print(matchmaking(team, rng), flush=True)
+    print(tournament(team, rng), flush=True)
 
 
 if __name__ == "__main__":

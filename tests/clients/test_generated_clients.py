@@ -15,6 +15,10 @@ the end through the players' tokens, and the results export, the leaderboards an
 are read typed (``play_typed.py``'s last line; ``clients/typescript/matchmaking.ts``, compiled with
 ``tsc --strict`` and run with node).
 
+Both run a tournament (issue 31): the app's round robin of two players, each told of its matches on
+its feed, played out through their tokens, its standings and export read typed, and one made and
+cancelled with a player's token (``play_typed.py``'s last line; ``clients/typescript/tournament.ts``).
+
 The generator versions are pinned: openapi-python-client in the ``dev`` extra, the npm packages by
 ``clients/typescript/package-lock.json`` (``npm ci`` when ``node_modules`` is missing).
 """
@@ -85,7 +89,7 @@ def test_the_generated_python_client_plays_every_game_through_player_tokens(
         done = run(sys.executable, SCRIPT, api.base, ADMIN, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    games, players, (rated,) = lines[: len(GAMES)], lines[len(GAMES) : -1], lines[-1:]
+    games, players, (rated, cup) = lines[: len(GAMES)], lines[len(GAMES) : -2], lines[-2:]
     assert [line.split()[0] for line in games] == ["china", "confucius", "taj_mahal", "year_of_dragon"]
     assert sorted(line.split()[0] for line in games) == sorted(GAMES)
     moves = [int(line.split()[1].removeprefix("moves=")) for line in games]
@@ -107,6 +111,13 @@ def test_the_generated_python_client_plays_every_game_through_player_tokens(
     played = sorted((player, matches) for _, player, matches in rows)
     assert played == [("ann", "2"), ("bob", "1"), ("cy", "1")], rated
     assert rows[0][0] == "1" and words["bots"] == "4", rated
+    # Issue 31: the app's rated round robin of ann and bob, one match from each seat, played out (its
+    # standings one point in all, ranked), and ann's own tournament, cancelled.
+    words = dict(word.split("=", 1) for word in cup.split()[1:])
+    assert cup.startswith("tournament ") and words["matches"] == "2" and int(words["moves"]) > 10, cup
+    standings = [row.split(":") for row in words["standings"].split(",")]
+    assert [r[0] for r in standings] == ["1", "2"] and sorted(r[1] for r in standings) == ["ann", "bob"], cup
+    assert sum(float(r[2]) for r in standings) == 2.0 and words["cancelled"].startswith("t"), cup
 
 
 @pytest.fixture(scope="module")
@@ -165,6 +176,47 @@ def test_the_typescript_matchmaking_client_pairs_seeks_plays_a_challenge_and_rea
     assert board[0]["rank"] == 1 and sorted(seen["bots"]) == BUILTINS
     assert seen["ann"]["matches"] == 2 and sorted(seen["ann"]["history"]) == sorted(match_ids)
     assert seen["ann"]["ordinal"] == next(r["ordinal"] for r in board if r["player"] == "ann")
+
+
+def test_the_typescript_tournament_client_runs_a_round_robin_and_reads_its_standings(
+    typescript_types, redis_url
+):
+    """``clients/typescript/tournament.ts`` (issue 31), typed by the generated operations, compiled
+    strictly and run with node against a real server."""
+    shutil.copy(TYPESCRIPT / "tournament.ts", typescript_types / "tournament.ts")
+    out = typescript_types / "tournament-js"
+    built = run(
+        TYPESCRIPT / "node_modules" / ".bin" / "tsc", "--strict", "--target", "es2022",
+        "--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2022,dom",
+        "--outDir", out, "tournament.ts",
+        cwd=typescript_types,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    with ApiServer(redis_url, typescript_types / "api.log", workers=1, admin_token=ADMIN) as api:
+        done = run("node", out / "tournament.js", api.base, ADMIN)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (line,) = done.stdout.splitlines()
+    seen = json.loads(line)
+    assert seen["status"] == "finished" and seen["moves"] > 10, seen
+    assert sorted(seen["told"]) == sorted(seen["matches"]) and len(seen["matches"]) == 2
+    standings = seen["standings"]
+    assert [r["rank"] for r in standings] == [1, 2] and sorted(r["player"] for r in standings) == [
+        "ann",
+        "bob",
+    ]
+    assert all(r["seats"] == [1, 1] for r in standings) and sum(r["points"] for r in standings) == 2
+    # The export: a row per seat of both matches; the CSV is the same rows under its header.
+    rows = seen["rows"]
+    assert len(rows) == 4 and sorted({r[0] for r in rows}) == sorted(seen["matches"])
+    header, *lines = seen["csv"]
+    assert header == "round,match_id,status,seat,entrant,name,place,points,score"
+    cells = [line.split(",") for line in lines]
+    assert [(c[1], int(c[3]), int(c[4]), int(c[6]), float(c[7])) for c in cells] == [tuple(r) for r in rows]
+    assert {c[2] for c in cells} == {"finished"} and {c[5] for c in cells} == {"ANN", "BOB"}
+    assert seen["listed"] == [seen["id"]]
+    ann = next(r for r in standings if r["player"] == "ann")
+    assert seen["over"] == {"status": "finished", "rank": ann["rank"], "points": ann["points"]}
+    assert seen["cancelled"] == {"status": "cancelled", "matches": ["aborted"], "bot": "Easy bot"}
 
 
 def test_an_action_with_a_field_its_schema_lacks_does_not_compile(typescript_types):

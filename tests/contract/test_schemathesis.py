@@ -5,7 +5,7 @@ unknown ids and with valid credentials: a live match with a valid seat token, or
 a player seated there; the apps' admin API with the admin token; players and tokens with an app key
 naming its own live player; "me" with a player token, and with an app key naming its player; seeks and
 challenges with either, an open seek of the other player's and its challenge to the player existing;
-leaderboards and ratings with either.
+leaderboards and ratings with either; tournaments with either, one of the app's running.
 Stateful: sequences that follow the spec's OpenAPI links from ``createMatch``.  No response may be a 5xx
 or differ from the spec (status, content type, headers, body schema).  Bounded in examples so CI stays
 fast.
@@ -53,7 +53,7 @@ def credentials_for(path: str) -> tuple[str, ...]:
         return (PLAYER, APP_KEY)
     if path.startswith(("/v1/players", "/v1/apps/me")):
         return (APP_KEY,)
-    if path.startswith(("/v1/seeks", "/v1/challenges")):
+    if path.startswith(("/v1/seeks", "/v1/challenges", "/v1/tournaments")):
         return (PLAYER, APP_KEY)
     if path.startswith("/v1/me"):
         return (PLAYER, APP_KEY)
@@ -144,6 +144,11 @@ class Live:
         # and a message of it, for the paths naming them.
         endpoint = svc.matches.webhooks.create(made["id"], "https://93.184.216.34/contract", None, "")
         message = svc.matches.webhooks.ping(made["id"], endpoint["id"])
+        # Issue 31: a running tournament of the app (ann and bob, one match each way), for the paths
+        # naming one: read by either credential, its results exported, cancelled by the key.
+        tournament = svc.matches.tournaments.create(
+            {"game": "high_card", "players": 2, "entrants": [{"player": "ann"}, {"player": "bob"}]}, key
+        )
         return {
             "app_id": made["id"],
             "app_key": made["key"],
@@ -155,6 +160,7 @@ class Live:
             "challenge_id": challenge["id"],
             "endpoint_id": endpoint["id"],
             "message_id": message["id"],
+            "tournament_id": tournament["id"],
         }
 
 
@@ -175,6 +181,7 @@ def case_overrides(path: str, credential: str, live: Live, mode: GenerationMode)
     names = {"match_id": ids["match_id"], "app_id": ids["app_id"], "player_id": ids["player_id"]}
     names.update(token_id=ids["token_id"], seek_id=ids["seek_id"], challenge_id=ids["challenge_id"])
     names.update(endpoint_id=ids["endpoint_id"], message_id=ids["message_id"])
+    names["tournament_id"] = ids["tournament_id"]
     names["game_id"] = "high_card"  # (a leaderboard's; the catalogue's paths take no credentials)
     out: dict[str, Any] = {"path_parameters": {k: v for k, v in names.items() if f"{{{k}}}" in path}}
     if credential == PLAYER:
@@ -186,6 +193,10 @@ def case_overrides(path: str, credential: str, live: Live, mode: GenerationMode)
         answers = path == "/v1/challenges" or path.endswith(("/accept", "/decline"))  # they take ``player``
         if (path.startswith("/v1/me") or answers) and mode == GenerationMode.POSITIVE:  # negative: fuzzed
             out["query"] = {"player": ids["player_id"]}
+    if mode == GenerationMode.POSITIVE and path == "/v1/tournaments":
+        # A tournament the credential may create: a player token enters only its own player (and bots).
+        entrants = [{"player": ids["player_id"]}, {"level": "random"}]
+        out["valid_body"] = {"game": "high_card", "players": 2, "entrants": entrants}
     if mode == GenerationMode.POSITIVE and path in ("/v1/seeks", "/v1/challenges"):
         # Matchmaking: a game the server has (the listing's query), and a request body that gets past
         # validation to the operation itself (pairing with the other's seek, challenging the other),

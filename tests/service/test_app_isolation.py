@@ -41,6 +41,7 @@ OPEN = {
     "createMatch",
     "createWebhook",
     "listWebhooks",
+    "listTournaments",
 }
 BODIES: dict[str, Any] = {
     "createMatch": {"game": "high_card", "seats": [{"player": "zoe"}, {"name": "x"}]},
@@ -54,7 +55,14 @@ BODIES: dict[str, Any] = {
     "createChallenge": {"game": "high_card", "players": ["zoe"]},
     "createWebhook": {"url": "https://93.184.216.34/intruder"},
     "updateWebhook": {"enabled": False, "url": "https://93.184.216.34/intruder"},
+    "createTournament": {
+        "game": "high_card",
+        "players": 2,
+        "entrants": [{"player": "zoe"}, {"level": "easy"}],
+    },
 }
+#: A's tournament's name, A's alone.
+CUP = "Alpha-Only Cup"
 #: A's webhook endpoint: a public address (an IP literal, so no DNS is asked), named A's alone.
 HOOK = "https://93.184.216.34/alpha-only-hook"
 
@@ -83,6 +91,19 @@ class World:
         )
         assert challenge.status_code == 201, challenge.json
         self.challenge_id = challenge.json["id"]
+        # (Before the webhook endpoint: its matches' feed entries would be messages of it.)
+        cup = client.post(
+            "/v1/tournaments",
+            json={
+                "name": CUP,
+                "game": "high_card",
+                "players": 2,
+                "entrants": [{"player": "zoe"}, {"player": "ann"}],
+            },
+            headers=bearer(self.a.key),
+        )
+        assert cup.status_code == 201, cup.json
+        self.tournament_id = cup.json["id"]
         hook = client.post(
             "/v1/apps/me/webhooks",
             json={"url": HOOK, "description": "Alpha-Only"},
@@ -107,11 +128,12 @@ class World:
             "challenge_id": self.challenge_id,
             "endpoint_id": self.endpoint_id,
             "message_id": self.message_id,
+            "tournament_id": self.tournament_id,
         }
 
     def secrets(self) -> list[str]:
         """What names A and only A: never in an answer to B, whatever B sent."""
-        return [self.a.key, self.zoe, self.a.tokens["ann"], "Zoe Alpha-Only", self.hook_secret, HOOK]
+        return [self.a.key, self.zoe, self.a.tokens["ann"], "Zoe Alpha-Only", self.hook_secret, HOOK, CUP]
 
     def ids(self) -> list[str]:
         return [
@@ -123,6 +145,7 @@ class World:
             self.challenge_id,
             self.endpoint_id,
             self.message_id,
+            self.tournament_id,
         ]
 
 
@@ -170,3 +193,5 @@ def test_another_app_sees_nothing_of_this_app(
     assert (hook["url"], hook["status"], hook["previous_secret_expires_at"]) == (HOOK, "enabled", None)
     log = client.get(f"/v1/apps/me/webhooks/{world.endpoint_id}/deliveries", headers=bearer(world.a.key))
     assert [m["id"] for m in log.json["deliveries"]] == [world.message_id]
+    cup = client.get(f"/v1/tournaments/{world.tournament_id}", headers=bearer(world.a.key)).json
+    assert (cup["name"], cup["status"]) == (CUP, "running")

@@ -142,3 +142,70 @@ def test_a_subscription_that_redis_does_not_confirm_is_a_timeout(app, table):
     with pytest.raises(redis.TimeoutError):
         live.subscribe(Topic.match(table.id), QUOTA)
     assert time.monotonic() - t0 < 1.0 and live.waiters == 0
+
+
+def test_a_long_poll_that_polls_again_at_once_catches_up_from_memory_not_redis(app, client):
+    """Issue 30: a client polling again with the last id it got costs no read of the match's events
+    while the process follows the match (a stream holds it here)."""
+    table = Table(client, game="year_of_dragon", players=2, seed=21)
+    live = app.extensions["tabletop"].live
+    with live.subscribe(Topic.match(table.id), QUOTA) as holder:
+        last = holder.backlog("0-0")[-1].id
+        reads = live.counts["backlog_reads"]
+        for _ in range(5):
+            doc = table.get().json
+            seat = doc["to_move"]
+            assert table.move(seat, table.legal(seat)[0], doc["version"]).status_code == 200
+            page = table.get(None, "/events", query_string={"after": last, "wait": 5}).json
+            assert page["events"], page  # the move's events, from the reader's memory or its wait
+            assert [e["id"] for e in page["events"]] == sorted(
+                (e["id"] for e in page["events"]), key=event_key
+            )
+            last = page["last_id"]
+        assert live.counts["backlog_reads"] == reads
+        expected = app.extensions["tabletop"].matches.store.events_after(table.id, "0-0")
+        assert last == expected[-1].id
+
+
+def test_an_id_from_the_future_does_not_blind_the_other_waiters(app, client):
+    """A waiter arming a match with an ``after`` past its last event must not make the reader read
+    from there: the next move's events reach every waiter."""
+    table = Table(client, game="year_of_dragon", players=2, seed=22)
+    live = app.extensions["tabletop"].live
+    with live.subscribe(Topic.match(table.id), QUOTA) as odd:
+        assert odd.backlog("999-0") == []
+        with live.subscribe(Topic.match(table.id), QUOTA) as plain:
+            last = plain.backlog("0-0")[-1].id
+            doc = table.get().json
+            seat = doc["to_move"]
+            assert table.move(seat, table.legal(seat)[0], doc["version"]).status_code == 200
+            deadline = time.monotonic() + 5
+            got: list[str] = []
+            while not got:
+                assert time.monotonic() < deadline, "the move never reached the plain waiter"
+                got = [r.id for r in plain.take(1.0)]
+            assert event_key(got[0]) > event_key(last)
+
+
+def test_a_long_poll_answer_says_who_is_to_move_after_its_last_event(app, client):
+    """The commit publishes who is to move with its events; the long-poll answer's ``to_move`` and
+    ``version`` are those after the last event it carries, read from the match or not."""
+    table = Table(client, game="year_of_dragon", players=2, seed=23)
+    store = app.extensions["tabletop"].matches.store
+    last = store.events_after(table.id, "0-0")[-1].id
+
+    def poll(after: str, into: list[dict]) -> None:
+        into.append(table.get(None, "/events", query_string={"after": after, "wait": 5}).json)
+
+    for _ in range(6):
+        answer: list[dict] = []
+        poller = threading.Thread(target=poll, args=(last, answer))
+        poller.start()
+        time.sleep(0.2)  # waiting when the move commits
+        doc = table.get().json
+        seat = doc["to_move"]
+        moved = table.move(seat, table.legal(seat)[0], doc["version"]).json
+        poller.join(10)
+        page = answer[0]
+        assert page["version"] == moved["version"] and page["to_move"] == moved["to_move"], (page, moved)
+        last = page["last_id"]

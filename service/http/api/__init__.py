@@ -80,13 +80,14 @@ def register_blueprints(app: Flask, api: Api) -> None:
         quota,
         ratings,
         seeks,
+        tournaments,
         webclient,
         webhooks,
     )
 
     for module in (games, matches, lifecycle, actions, events, feed, hints, health, quota, webhooks):
         api.register_blueprint(module.blp)
-    for module in (ratings, seeks, challenges):
+    for module in (ratings, seeks, challenges, tournaments):
         api.register_blueprint(module.blp)
     for blueprint in (accounts.admin, accounts.players, accounts.me):
         api.register_blueprint(blueprint)

@@ -99,14 +99,17 @@ def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str
     # Before the response starts (429 and 503 are still possible), while the request holds its place.
     sub = subscriber(Topic.match(match_id))()
     try:
-        backlog = sub.backlog(after)
+        backlog = sub.backlog(after, version=meta.version)
     except BaseException:
         sub.close()
         raise
 
-    events = stream_events(matches.config, sub, seat, backlog, over=meta.status in OVER_STATUSES)
+    encode = ndjson_lines if kind == NDJSON else sse_lines
+    wire = admission.stream_wire(request.environ)
+    over = meta.status in OVER_STATUSES
+    events = stream_events(matches.config, sub, seat, backlog, over=over, wire=wire, encode=encode)
     head = snapshot + b"\n" if kind == NDJSON else b"event: snapshot\ndata: %s\n\n" % snapshot
-    body = stream_body(head, events, ndjson_lines if kind == NDJSON else sse_lines, sub)
+    body = stream_body(head, events, encode, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -138,12 +141,18 @@ def get_events(query: dict[str, Any], headers: dict[str, Any], match_id: str) ->
         return _stream(meta, state, seat, after, kind)
     wait = query.get("wait", 0.0)
     subscribe = subscriber(Topic.match(match_id))
-    events, last = poll_events(matches.store, matches.config, meta, seat, after, wait, subscribe)
+    events, last, moving = poll_events(matches.store, matches.config, meta, seat, after, wait, subscribe)
     # Every commit writes at least one event (its action), so the events read tell how far the match
     # is: no second look at the match for its version, however long the poll waited.  Who is to move
-    # is in no event: a page past the match read first looks at the match once more for it.
+    # is in no event: the commit published it with its events, and a page past the match read first
+    # that does not have it (read from the stream) looks at the match once more.
     version = max(meta.version, int(last.split("-")[0]))
-    to_move = meta.to_move if version == meta.version else matches.meta(match_id).to_move
+    if version == meta.version:
+        to_move = meta.to_move
+    elif moving is not None:
+        to_move = int(moving) if moving else None
+    else:
+        to_move = matches.meta(match_id).to_move
     status = status_after(meta.status, events)
     return {
         "game": meta.game,

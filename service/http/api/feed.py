@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Response, request
 
+from service.http import admission
 from service.http.api import Blueprint, current_caller, services
 from service.http.api.events import JSON, NDJSON, SSE, ndjson_lines, sse_lines, stream_body, subscriber
 from service.http.schemas.events import EventsHeadersSchema
@@ -92,5 +93,7 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
         raise
     encode = ndjson_lines if kind == NDJSON else sse_lines
     # A heartbeat first: the response (and its headers) goes out at once, not at the first entry.
-    body = stream_body(encode(None), stream_feed(svc.config, sub, backlog), encode, sub)
+    wire = admission.stream_wire(request.environ)
+    batches = stream_feed(svc.config, sub, backlog, wire=wire, encode=encode)
+    body = stream_body(encode(None), batches, encode, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -18,8 +18,10 @@ from service.matches.feed import (
     SEEK_EXPIRED,
     SEEK_MATCHED,
     TIMED_OUT,
+    TOURNAMENT_MATCH,
+    TOURNAMENT_OVER,
 )
-from service.store import STATUSES
+from service.tournaments_store import CANCELLED as TOURNAMENT_CANCELLED
 
 
 class FeedQuerySchema(Schema):
@@ -72,7 +74,10 @@ class FeedEntrySchema(Schema):
             f"challenges you (`challenge_id`, answer by `expires_at`); `{CHALLENGE_ACCEPTED}`: everyone "
             f"accepted, the match is `match_id`; `{CHALLENGE_DECLINED}`: `declined_by` declined it "
             f"(`reason` `declined`), or its challenger withdrew it (`cancelled`); `{CHALLENGE_EXPIRED}`: "
-            "it was not answered in time."
+            "it was not answered in time. Tournaments' (`tournament_id`): "
+            f"`{TOURNAMENT_MATCH}`: a match of yours in the tournament (`tournament_name`) was made, "
+            f"`match_id` in `round`; `{TOURNAMENT_OVER}`: the tournament ended (`status` `finished` or "
+            "`cancelled`) and you ended it `rank`-th with `points`."
         },
     )
     match_id = fields.String(
@@ -82,7 +87,18 @@ class FeedEntrySchema(Schema):
     )
     game = fields.String(required=True)
     version = fields.Integer(metadata={"description": "The match's version after it (match entries)."})
-    status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "Match entries."})
+    status = fields.Raw(
+        metadata={
+            # The match's status (the one MatchStatus component generated clients switch on, as before
+            # tournaments), or a tournament's end: typed as either, so no client's MatchStatus breaks.
+            "anyOf": [
+                {"$ref": "#/components/schemas/MatchStatus"},
+                {"type": "string", "enum": [TOURNAMENT_CANCELLED]},
+            ],
+            "description": f"Match entries: the match's status; `{TOURNAMENT_OVER}`: the tournament's "
+            f"(`finished` or `{TOURNAMENT_CANCELLED}`).",
+        },
+    )
     seat = fields.Integer(
         metadata={"description": f"Your seat in the match (match entries, and `{SEEK_MATCHED}`)."}
     )
@@ -132,6 +148,13 @@ class FeedEntrySchema(Schema):
         validate=validate.OneOf(["declined", "cancelled"]),
         metadata={"description": f"`{CHALLENGE_DECLINED}` only: declined, or withdrawn by the challenger."},
     )
+    tournament_id = fields.String(metadata={"description": "The tournament entries' tournament."})
+    tournament_name = fields.String(metadata={"description": "The tournament entries' tournament's name."})
+    round = fields.Integer(metadata={"description": f"`{TOURNAMENT_MATCH}` only: the match's round."})
+    rank = fields.Integer(
+        metadata={"description": f"`{TOURNAMENT_OVER}` only: your place in the final standings (1 = first)."}
+    )
+    points = fields.Float(metadata={"description": f"`{TOURNAMENT_OVER}` only: your tournament points."})
 
 
 class FeedPageSchema(Schema):

@@ -1,0 +1,56 @@
+"""bench/tournament.py (issue 31, point 5) end to end at a tiny scale (``--quick``: 8 matches with 1, then
+2 workers), with real processes (Redis, ``tabletop serve``, ``tabletop worker``): it must run, its checks
+must hold, and what it prints must add up.  The full run and its figures are in the README's
+"Tournament benchmark"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bench import tournament
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_matches_per_pairing_keeps_the_seats_equal_and_the_total_near_the_ask():
+    assert tournament.matches_per_pairing(400, 4, 4) == 400  # one group: exact
+    assert tournament.matches_per_pairing(400, 4, 2) == 66  # 6 groups x 66 = 396, a multiple of 2
+    assert tournament.matches_per_pairing(1, 4, 3) == 3  # at least one meeting per seat position
+    assert tournament.points_of([1, 3, 2]) == [2.0, 0.0, 1.0]
+    assert tournament.points_of([1, 1, 3]) == [1.5, 1.5, 0.0]
+
+
+def test_the_quick_bench_runs_a_round_robin_with_one_then_two_workers(capsys):
+    assert tournament.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"round robin of 8 year_of_dragon matches, 4 players each", out), out
+    rows = re.findall(
+        r"^\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)%\s+(\d+)%\s+([\d.]+)\s+([\d.]+)\s+(\d+)"
+        r"\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%$",
+        out,
+        re.M,
+    )
+    assert [(int(r[0]), int(r[1])) for r in rows] == [(1, 8), (2, 8)], out
+    for _, matches, wall, per_min, busy_jobs, busy_cpu, p50, p99, gaps, *_ in rows:
+        # matches/min is the matches over the wall time, both printed to one decimal
+        rounding = 0.05 + 60 * int(matches) * 0.05 / float(wall) ** 2 * 1.01
+        assert abs(float(per_min) - 60 * int(matches) / float(wall)) <= rounding
+        assert 0 < int(busy_jobs) <= 100 and 0 < int(busy_cpu) <= 100
+        # 4 in flight: the 5th to 8th created replace the first four to end
+        assert int(gaps) == 4 and 0 <= float(p50) <= float(p99)
+    assert re.search(r"^speed-up 2 vs 1 worker\(s\): [\d.]+x$", out, re.M), out
+    for workers in (1, 2):
+        line = re.search(
+            rf"^{workers} worker\(s\): a match's creation to its end p50 ([\d.]+) s, p99 ([\d.]+) s, "
+            r"max ([\d.]+) s \(4 in flight\); quick-lane job time per match (\d+) ms; quick queue "
+            r"([\d.]+) jobs waiting on average, none in (\d+) of (\d+) samples$",
+            out,
+            re.M,
+        )
+        assert line, out
+        p50, p99, longest, per_match, queued, idle, samples = (float(x) for x in line.groups())
+        assert 0 < p50 <= p99 <= longest + 0.01 and per_match > 0
+        assert 0 <= queued <= 4 and 0 <= idle <= samples  # at most the 4 in flight wait
+    assert "checks: every match finished once, seats equally used" in out
