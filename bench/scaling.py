@@ -12,7 +12,8 @@ waiters, pacer, prober) get CPUs of their own when the machine has enough for th
 every column); otherwise they share, and a warning says so: moves/s and CPU per request then carry
 the load generator's contention, and those columns compare processes more than machines.
 
-Two figures a machine that cannot separate them still measures fairly (with ``--crowd``):
+Two figures a machine that cannot separate them still measures fairly (with ``--crowd``), the first
+also as a multiple of a bare loopback ``send`` measured in the same run (:mod:`bench.sendfloor`):
 
 - **server CPU per delivered event** (µs): the server's CPU (API processes and Redis) in the crowd
   phase, less what the crowd-free phase spent per move for the same moves, over the events the
@@ -34,7 +35,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from bench import api, crowd
+from bench import api, crowd, sendfloor
 from bench.procs import progress
 
 
@@ -115,7 +116,7 @@ def api_column(run: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def crowd_column(fig: dict[str, Any], seconds: float) -> dict[str, str]:
+def crowd_column(fig: dict[str, Any], seconds: float, floor_us: float | None = None) -> dict[str, str]:
     """A column of the crowd table from one :func:`bench.crowd.measure`."""
     free, with_crowd = fig["free"], fig["crowd"]
     workers: int = fig["workers"]
@@ -143,11 +144,13 @@ def crowd_column(fig: dict[str, Any], seconds: float) -> dict[str, str]:
     # The same over two windows with only the paced moves going (no players flat out), without and
     # with the crowd: the moves' cost and the machine's rhythm alike on both sides (see crowd.hold).
     held_free, held_crowd = fig.get("held") or (None, None)
-    held = "n/a"
+    held = in_sends = "n/a"
     if held_free and held_crowd and held_crowd["events"]:
         extra = held_crowd["cpu"] / held_crowd["seconds"] - held_free["cpu"] / held_free["seconds"]
         held_us = extra * held_crowd["seconds"] / held_crowd["events"] * 1e6
         held = f"{held_us:,.1f} ({held_crowd['events']:,})"
+        if floor_us:
+            in_sends = _num(held_us / floor_us, 1)
     live: dict[str, float] = fig["live"]
     committed: int = fig["committed_followed"]
 
@@ -177,10 +180,13 @@ def crowd_column(fig: dict[str, Any], seconds: float) -> dict[str, str]:
         "moves/s with the crowd (% of crowd-free)": f"{crowd_rate:,.0f} ({_num(share, 0)}%)",
         "server CPU ms per move with the crowd (API processes + Redis)": _num(crowd_ms),
         "of which Redis, with the crowd": _num(_per(with_crowd["cpu"]["redis"] * 1000, with_crowd["moves"])),
-        "events received by the waiters (committed on followed matches)": f"{delivered:,} ({committed:,})",
+        "events received by the waiters (committed on followed matches, both crowd windows)": (
+            f"{delivered:,} ({committed:,})"
+        ),
         "of which by long-poll (long-polls sent)": f"{with_crowd['poll_events']:,} ({with_crowd['polls']:,})",
         "server CPU µs per delivered event": _num(delivery_us, 1),
         "server CPU µs per delivered event, paced moves only (events)": held,
+        "the same, in bare loopback sends": in_sends,
         "delivery ms p50 / p99 (sampled, from the move's send)": (
             f"{crowd.ms(delays, 50)} / {crowd.ms(delays, 99)}" if delays else "n/a"
         ),
@@ -191,8 +197,9 @@ def crowd_column(fig: dict[str, Any], seconds: float) -> dict[str, str]:
         "encodings per committed event per process": _num(
             per_event_per_process("tabletop_live_encodings_total")
         ),
-        "deliveries counted by the server per event received": _num(
-            None if deliveries is None else _per(deliveries, delivered)
+        # The live counters grow over both crowd windows (the paced-only one and the play phase).
+        "deliveries counted by the server per event received (both crowd windows)": _num(
+            None if deliveries is None else _per(deliveries, delivered + (held_crowd or {}).get("events", 0))
         ),
     }
 
@@ -213,13 +220,22 @@ def run(args: Any) -> int:
     mine = os.sched_getaffinity(0)
     columns: list[dict[str, str]] = []
     missing: set[str] = set()
+    # A delivery's floor on this machine, on the server's CPUs (see bench.sendfloor).
+    floor_us = None
+    if args.crowd:
+        if plan.server:
+            os.sched_setaffinity(0, plan.server)
+        try:
+            floor_us = sendfloor.measure()
+        finally:
+            os.sched_setaffinity(0, mine)
     for count in counts:
         progress(f"scaling: {count} server process(es)")
         try:
             if args.crowd:
                 fig = crowd.measure(args, count, plan.server, plan.clients)
                 missing.update(name for name in crowd.LIVE_COUNTERS if name not in fig["live"])
-                columns.append(crowd_column(fig, args.seconds))
+                columns.append(crowd_column(fig, args.seconds, floor_us))
             else:
                 columns.append(api_column(api.measure(args, count, plan.server, plan.clients)))
         finally:
@@ -240,6 +256,10 @@ def run(args: Any) -> int:
     for line in table(counts, columns):
         print(line)
     if args.crowd:
+        print(
+            f"a bare loopback send of 300 bytes (bench.sendfloor, paced, to an asyncio reader) costs "
+            f"{floor_us:.1f} µs of CPU here: the floor under a stream's delivery on this machine"
+        )
         print(
             "CPU per delivered event: crowd phase server CPU less the crowd-free CPU per move for its moves, "
             "over every event the waiters received in that phase; paced moves only: the server's CPU per "

@@ -1,5 +1,6 @@
 """Compact JSON of plain data, shared by the layers that write bytes themselves: the live reader (events
-for streams), admission and the gunicorn side (their own error bodies).  The HTTP layer's responses
+for streams), admission and the gunicorn side (their own error bodies), and the storage layer's
+reading of what it stored.  The HTTP layer's responses
 go through :mod:`service.http.json_provider`, which uses orjson the same way."""
 
 from __future__ import annotations
@@ -16,3 +17,13 @@ def dumps_bytes(obj: Any) -> bytes:
         return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON as stored (events, a match's meta fields): orjson, or the standard decoder for what orjson
+    refuses (``NaN``, integers past 64 bits), which the standard encoder may have written.  A stream
+    catching up from a long backlog decodes every event: orjson makes that several times cheaper."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)

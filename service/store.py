@@ -53,6 +53,7 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from service.config import Config
+from service.encoding import loads
 
 WAITING = "waiting"  #: open seats left to join
 ACTIVE = "active"
@@ -192,7 +193,7 @@ def published_events(data: bytes) -> tuple[list[StoredEvent], str | None] | None
     if not body or not version.isdigit():
         return None
     v = version.decode()
-    events = [StoredEvent(f"{v}-{n}", json.loads(line)) for n, line in enumerate(body.split(b"\n"), 1)]
+    events = [StoredEvent(f"{v}-{n}", loads(line)) for n, line in enumerate(body.split(b"\n"), 1)]
     return events, to_move.decode() if b" " in head else None
 
 
@@ -360,19 +361,19 @@ class MatchMeta:
             id=match_id,
             game=h["game"],
             players=int(h["players"]),
-            seats=json.loads(h["seats"]),
-            token_hashes=json.loads(h["tokens"]),
-            options=json.loads(h["options"]),
+            seats=loads(h["seats"]),
+            token_hashes=loads(h["tokens"]),
+            options=loads(h["options"]),
             seed=int(h["seed"]),
             version=int(h["version"]),
             status=h["status"],
             to_move=int(h["to_move"]) if h["to_move"] else None,
-            result=json.loads(h["result"]) if h["result"] else None,
+            result=loads(h["result"]) if h["result"] else None,
             created_at=float(h["created_at"]),
             updated_at=float(h["updated_at"]),
             seq=int(h["seq"]),
-            life=json.loads(h.get("life") or "{}"),
-            clock=json.loads(h["clock"]) if h.get("clock") else None,
+            life=loads(h.get("life") or "{}"),
+            clock=loads(h["clock"]) if h.get("clock") else None,
         )
 
 
@@ -525,6 +526,9 @@ class Store:
     def load(self, match_id: str, *, state: bool = True, idempotency_key: str | None = None) -> Loaded | None:
         """The match's meta, and optionally its encoded state and an idempotency record, in one round
         trip; ``None`` if the match does not exist (or has expired)."""
+        if not state and idempotency_key is None:  # the meta alone (a long-poll's): no pipeline
+            fields = self.redis.hgetall(_key(match_id, "meta"))
+            return Loaded(MatchMeta.from_redis(match_id, fields), None, None) if fields else None
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(_key(match_id, "meta"))
         if state:
@@ -781,7 +785,7 @@ class Store:
     def events_after(self, match_id: str, after: str, count: int | None = None) -> list[StoredEvent]:
         """Events with an id greater than ``after`` (``"0-0"`` for all), oldest first, at most ``count``."""
         rows = self.redis.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
-        return [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+        return [StoredEvent(eid.decode(), loads(data[b"e"])) for eid, data in rows]
 
     def last_event_id(self, match_id: str) -> str:
         """The id of the match's newest event (``"0-0"`` for none)."""
@@ -794,7 +798,7 @@ class Store:
         for match_id, after in cursors.items():
             pipe.xrange(_key(match_id, "events"), min=f"({after}", max="+", count=count)
         return {
-            match_id: [StoredEvent(eid.decode(), json.loads(data[b"e"])) for eid, data in rows]
+            match_id: [StoredEvent(eid.decode(), loads(data[b"e"])) for eid, data in rows]
             for match_id, rows in zip(cursors, pipe.execute(), strict=True)
         }
 
@@ -804,7 +808,7 @@ class Store:
         return pubsub
 
     def action_log(self, match_id: str) -> list[dict[str, Any]]:
-        return [json.loads(row) for row in self.redis.lrange(_key(match_id, "log"), 0, -1)]
+        return [loads(row) for row in self.redis.lrange(_key(match_id, "log"), 0, -1)]
 
 
 def now() -> float:

@@ -92,6 +92,7 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         max_waiters=config.max_waiters,
         confirm_timeout=2 * config.redis_timeout_seconds,
         batch_seconds=config.stream_batch_seconds,
+        heartbeat_seconds=config.heartbeat_seconds,
     )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
     limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)

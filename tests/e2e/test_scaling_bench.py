@@ -80,6 +80,8 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
     assert api.main(argv) == 0
     out = capsys.readouterr().out
     assert "n/a: not in this server's /metrics" not in out  # the live readers' counters are all there
+    floor = re.search(r"a bare loopback send of 300 bytes .* costs ([\d.]+) µs of CPU here", out)
+    assert floor and 0.1 < float(floor.group(1)) < 1000, out
     rows = table(out, [1, 2])
     for column, processes in ((0, 1), (1, 2)):
         check_crowd_free(rows, column)
@@ -97,10 +99,8 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
             rows["waiters gathered (refusals and failures over the run)"][column],
         ).groups()
         assert 0 < number(gathered) <= 100 and number(refused) >= 0
-        received, committed = re.fullmatch(
-            rf"({NUMBER}) \(({NUMBER})\)",
-            rows["events received by the waiters (committed on followed matches)"][column],
-        ).groups()
+        events_row = "events received by the waiters (committed on followed matches, both crowd windows)"
+        received, committed = re.fullmatch(rf"({NUMBER}) \(({NUMBER})\)", rows[events_row][column]).groups()
         assert number(received) > 0 and number(committed) > 0
         by_poll, polls = re.fullmatch(
             rf"({NUMBER}) \(({NUMBER})\)", rows["of which by long-poll (long-polls sent)"][column]
@@ -116,6 +116,7 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
         assert abs(per_event) < 100_000
         # Measured over windows of paced moves only: none here (no --paced).
         assert rows["server CPU µs per delivered event, paced moves only (events)"][column] == "n/a"
+        assert rows["the same, in bare loopback sends"][column] == "n/a"
         reads = re.fullmatch(
             rf"({NUMBER}) \(({NUMBER}) \+ ({NUMBER})\)",
             rows["Redis reads per committed event per process (topic + backlog)"][column],
@@ -127,7 +128,8 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
         assert abs(total - topic - backlog) <= 0.011 and 0 <= topic <= 1.0 + 0.2 * processes and backlog >= 0
         assert number(rows["events read per committed event per process"][column]) >= 0
         assert number(rows["encodings per committed event per process"][column]) > 0
-        assert 0.2 < number(rows["deliveries counted by the server per event received"][column]) < 5
+        counted = rows["deliveries counted by the server per event received (both crowd windows)"][column]
+        assert 0.2 < number(counted) < 5
 
 
 def test_the_live_counters_are_read_from_a_prometheus_text_summed_over_label_sets():
@@ -165,3 +167,22 @@ def test_server_and_load_generator_get_cpus_of_their_own_only_where_the_machine_
     assert crowded.warning and "8 server processes on 2 CPUs" in crowded.warning
     assert scaling.cpu_list([5, 0, 2, 1, 7, 8]) == "0-2,5,7-8"
     assert scaling.parse_counts("1,2,4,8") == [1, 2, 4, 8]
+
+
+def test_the_paced_figure_is_also_given_in_bare_sends_measured_in_the_same_run():
+    """``crowd_column`` on hand-made figures: the paced-only CPU per delivered event (the crowd window's
+    server CPU per second less the crowd-free window's, over the events received then), and that as
+    a multiple of the send floor."""
+    cpu = {"server": 1.0, "redis": 0.1}
+    phase = {"moves": 100, "cpu": cpu, "delivered": 50, "poll_events": 0, "polls": 0}
+    held_free = {"cpu": 1.0, "events": 0, "seconds": 10.0}
+    held_crowd = {"cpu": 1.5, "events": 1000, "seconds": 10.0}  # 0.5 s more for 1,000 events: 500 µs each
+    fig = {
+        "free": phase, "crowd": phase, "workers": 1, "healthz_cpu": {"server": 0.1, "redis": 0.0},
+        "n_healthz": 100, "healthz_rps": 100.0, "paced_moves": (0, 0), "held": (held_free, held_crowd),
+        "live": {}, "committed_followed": 0, "delays": [], "statuses": {}, "gathered": (10, 1.0),
+    }  # fmt: skip
+    column = scaling.crowd_column(fig, 10.0, floor_us=20.0)
+    assert column["server CPU µs per delivered event, paced moves only (events)"] == "500.0 (1,000)"
+    assert column["the same, in bare loopback sends"] == "25.0"
+    assert scaling.crowd_column(fig, 10.0)["the same, in bare loopback sends"] == "n/a"

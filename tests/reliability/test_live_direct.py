@@ -171,3 +171,98 @@ def test_the_work_per_commit_grows_with_the_seats_watched_not_the_waiters(redis_
         assert 1 <= many["encodings"] <= 8 and few["encodings"] <= 8, (few, many)
         # What grows is the deliveries: each waiter got the events.
         assert many["deliveries"] >= 9 * few["deliveries"] > 0, (few, many)
+
+
+def timed_lines(sock: Any, out: list[tuple[float, bytes]], stop: threading.Event) -> None:
+    """Every line of a raw HTTP response (head, chunk sizes, data) with the time it arrived."""
+    sock.settimeout(0.2)
+    pending = b""
+    while not stop.is_set():
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        at = time.monotonic()
+        *lines, pending = (pending + data).split(b"\n")
+        out.extend((at, line) for line in lines)
+
+
+def beats(lines: list[tuple[float, bytes]], start: float, end: float) -> list[float]:
+    """When the heartbeats of an NDJSON or SSE stream arrived within [start, end)."""
+    marks = (b'{"type":"heartbeat"}', b": heartbeat")
+    return [at for at, line in lines if start <= at < end and line.startswith(marks)]
+
+
+def test_one_sweep_sends_the_heartbeats_of_every_direct_stream_and_none_while_events_flow(
+    redis_server, tmp_path
+):
+    """Direct streams get their heartbeats from one sweep per process (no timer per stream): at least
+    every ``heartbeat_seconds`` while the match is quiet, also while Redis is away (the reader
+    cannot feed them then; a proxy would cut a silent stream), and none while events come more often
+    than that (the events keep the connection busy)."""
+    import socket
+
+    beat = 2.0
+    with ApiServer(redis_server.url, tmp_path / "api.log", workers=1, heartbeat_seconds=beat) as api:
+        match = create_match(api.client(), "year_of_dragon", [{"name": "a"}, {"name": "b"}], seed=4)
+        tokens = {t["seat"]: t["token"] for t in match["tokens"]}
+        stop = threading.Event()
+        streams: list[tuple[str, list[tuple[float, bytes]]]] = []
+        threads = []
+        for accept in ("application/x-ndjson", "text/event-stream") * 3:
+            sock = socket.create_connection(("127.0.0.1", api.port))
+            path = f"/v1/matches/{match['id']}/events"
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nAccept: {accept}\r\n\r\n".encode())
+            lines: list[tuple[float, bytes]] = []
+            streams.append((accept, lines))
+            threads.append(threading.Thread(target=timed_lines, args=(sock, lines, stop), daemon=True))
+            threads[-1].start()
+        opened = time.monotonic()
+        time.sleep(3 * beat + 0.5)  # quiet: only heartbeats
+        quiet_end = time.monotonic()
+        redis_server.stop()  # away: the reader retries, the heartbeats go on
+        time.sleep(2 * beat + 0.5)
+        away_end = time.monotonic()
+        redis_server.start()
+        deadline = time.monotonic() + 30
+        while call(api.client(), "GET", f"/v1/matches/{match['id']}")[0] != 200:
+            assert time.monotonic() < deadline, "the API did not come back with Redis"
+            time.sleep(0.2)
+        time.sleep(1.0)  # the reader has resubscribed
+        version, seat = match["version"], match["to_move"]
+        rng = random.Random(5)
+        moving_start = time.monotonic()
+        moves = 0
+        while time.monotonic() < moving_start + 2 * beat + 1 and seat is not None:
+            auth = bearer(tokens[seat])
+            _, legal = call(api.client(), "GET", f"/v1/matches/{match['id']}/legal-actions", **auth)
+            status, moved = call(
+                api.client(), "POST", f"/v1/matches/{match['id']}/actions",
+                {"action": rng.choice(legal["actions"])}, **auth, **{"If-Match": f'"{version}"'},
+            )  # fmt: skip
+            assert status == 200, moved
+            version, seat, moves = moved["version"], moved["to_move"], moves + 1
+            time.sleep(0.2)
+        moving_end = time.monotonic()
+        time.sleep(0.5)
+        stop.set()
+        for thread in threads:
+            thread.join(5)
+        assert moves >= 10
+        for accept, lines in streams:
+            quiet = beats(lines, opened, quiet_end)
+            # Due at most ``beat`` after the last write, the first one counted from the stream's head.
+            assert len(quiet) >= 3, (accept, quiet)
+            gaps = [b - a for a, b in zip([opened, *quiet], quiet, strict=False)]
+            assert max(gaps) < beat + 1.0, (accept, gaps)
+            away = beats(lines, quiet_end, away_end)
+            assert len(away) >= 2, (accept, "heartbeats while Redis was away", away)
+            events = [at for at, line in lines if line.startswith((b'{"id":"', b"id: "))]
+            flowing = [at for at in events if at >= moving_start]
+            assert len(flowing) >= 10, (accept, len(flowing))
+            # Events at least every ``beat - BEAT_SWEEP`` s: no heartbeat among them.
+            assert beats(lines, flowing[0] + 0.01, moving_end) == [], accept
