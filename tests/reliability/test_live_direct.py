@@ -225,7 +225,7 @@ def test_one_sweep_sends_the_heartbeats_of_every_direct_stream_and_none_while_ev
         time.sleep(3 * beat + 0.5)  # quiet: only heartbeats
         quiet_end = time.monotonic()
         redis_server.stop()  # away: the reader retries, the heartbeats go on
-        time.sleep(2 * beat + 0.5)
+        time.sleep(3 * beat + 0.5)
         away_end = time.monotonic()
         redis_server.start()
         deadline = time.monotonic() + 30
@@ -258,11 +258,15 @@ def test_one_sweep_sends_the_heartbeats_of_every_direct_stream_and_none_while_ev
             # Due at most ``beat`` after the last write, the first one counted from the stream's head.
             assert len(quiet) >= 3, (accept, quiet)
             gaps = [b - a for a, b in zip([opened, *quiet], quiet, strict=False)]
-            assert max(gaps) < beat + 1.0, (accept, gaps)
+            assert max(gaps) < beat + 1.5, (accept, gaps)  # a sweep a half second, and slack
             away = beats(lines, quiet_end, away_end)
             assert len(away) >= 2, (accept, "heartbeats while Redis was away", away)
             events = [at for at, line in lines if line.startswith((b'{"id":"', b"id: "))]
             flowing = [at for at in events if at >= moving_start]
             assert len(flowing) >= 10, (accept, len(flowing))
-            # Events at least every ``beat - BEAT_SWEEP`` s: no heartbeat among them.
-            assert beats(lines, flowing[0] + 0.01, moving_end) == [], accept
+            # While events flow, a heartbeat only after a silence of ``beat - sweep`` (0.5 s here; a
+            # move may stall on a loaded machine): never right after an event.
+            written = sorted([*events, *beats(lines, opened, moving_end + 1)])
+            for at in beats(lines, flowing[0] + 0.01, moving_end):
+                silence = at - max(w for w in written if w < at)
+                assert silence > beat - 0.5 - 0.3, (accept, "a heartbeat", silence, "s after a write")
