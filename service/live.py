@@ -437,6 +437,29 @@ def end_all_waiters() -> None:
         hub.end_all()
 
 
+class _PerProcess:
+    """A background thread (a greenlet under gevent) that each process runs once: a forked server
+    process inherits the object but not the thread, so it starts its own."""
+
+    def __init__(self, target: Callable[[], None], name: str) -> None:
+        self.target, self.name = target, name
+        self.thread: threading.Thread | None = None
+        self.pid = 0
+
+    def _running(self) -> bool:
+        return self.thread is not None and self.pid == os.getpid() and self.thread.is_alive()
+
+    def ensure(self, lock: threading.Lock) -> None:
+        if self._running():
+            return
+        with lock:
+            if self._running():
+                return
+            self.pid = os.getpid()
+            self.thread = threading.Thread(target=self.target, name=self.name, daemon=True)
+            self.thread.start()
+
+
 class LiveEvents:
     """The per-process hub: topics by channel, the reader thread (a greenlet under gevent), the caps.
 
@@ -469,18 +492,16 @@ class LiveEvents:
         #: to make.
         self._to_read: set[str] = set()
         self._to_sync = False
-        self._reader: threading.Thread | None = None
+        self._reader = _PerProcess(self._run, "live-events")
         self._work = threading.Event()
         #: The reader's own channel, for :meth:`_nudge`, and whether it listens to it now.
         self._wake_channel = f"tt:live:wake:{secrets.token_hex(8)}"
         self._connected = False
-        self._reader_pid = 0
         #: The streams the reader writes itself (:meth:`Subscription.go_direct`), and the greenlet
         #: that writes their heartbeats (:meth:`_beat`): one timer for the process, none per stream.
         self._direct: set[Subscription] = set()
         self.heartbeat_seconds = heartbeat_seconds
-        self._beater: threading.Thread | None = None
-        self._beater_pid = 0
+        self._beater = _PerProcess(self._beat_forever, "live-heartbeats")
         #: A match read less than this long ago is read again only then: its waiters get what its
         #: commits wrote meanwhile in one batch (a match played at machine speed costs a read and a
         #: write per waiter per batch, not per commit; one played at human speed waits for nothing).
@@ -657,26 +678,11 @@ class LiveEvents:
     # -- the reader ---------------------------------------------------------------------------------
 
     def _ensure_reader(self) -> None:
-        """Start the reader in this process (a forked server process inherits none)."""
-        if self._reader is not None and self._reader_pid == os.getpid() and self._reader.is_alive():
-            return
-        with self._lock:
-            if self._reader is not None and self._reader_pid == os.getpid() and self._reader.is_alive():
-                return
-            self._reader_pid = os.getpid()
-            self._reader = threading.Thread(target=self._run, name="live-events", daemon=True)
-            self._reader.start()
+        self._reader.ensure(self._lock)
 
     def _ensure_beater(self) -> None:
         """Start the heartbeat greenlet in this process, at its first direct stream."""
-        if self._beater is not None and self._beater_pid == os.getpid() and self._beater.is_alive():
-            return
-        with self._lock:
-            if self._beater is not None and self._beater_pid == os.getpid() and self._beater.is_alive():
-                return
-            self._beater_pid = os.getpid()
-            self._beater = threading.Thread(target=self._beat_forever, name="live-heartbeats", daemon=True)
-            self._beater.start()
+        self._beater.ensure(self._lock)
 
     def _beat_forever(self) -> None:
         # Its own greenlet, not the reader's: while Redis is away the reader retries, and the streams
