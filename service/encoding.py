@@ -1,6 +1,6 @@
 """Compact JSON of plain data, shared by the layers that write bytes themselves: the live reader (events
 for streams), admission and the gunicorn side (their own error bodies), and the storage layer's
-reading of what it stored.  The HTTP layer's responses
+writing and reading of what it stores.  The HTTP layer's responses
 go through :mod:`service.http.json_provider`, which uses orjson the same way."""
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ def dumps_bytes(obj: Any) -> bytes:
         return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def dumps(obj: Any) -> str:
+    """:func:`dumps_bytes` as text: what the storage layer writes (a move's events, log entry and meta
+    fields: the standard encoder took about 5% of a move's CPU, issue 30)."""
+    return dumps_bytes(obj).decode()
 
 
 def loads(data: bytes | str) -> Any:

@@ -299,7 +299,6 @@ return 'ok'
 """
 
 
-
 @dataclass(frozen=True)
 class Pool:
     """A seek pool: the app, the game and the player count its seeks are for."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
+import select
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,7 +45,8 @@ from importlib.resources import files
 from typing import Any
 
 import redis
-from gevent import getcurrent
+from gevent import getcurrent, monkey
+from redis._parsers import _HiredisParser
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.client import PubSub
 from redis.cluster import RedisCluster
@@ -53,7 +54,7 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from service.config import Config
-from service.encoding import loads
+from service.encoding import dumps, loads
 
 WAITING = "waiting"  #: open seats left to join
 ACTIVE = "active"
@@ -62,6 +63,9 @@ ABORTED = "aborted"  #: cancelled while waiting, or left by every human (see ser
 STATUSES = (WAITING, ACTIVE, FINISHED, ABORTED)
 #: Statuses after which nothing more happens; the match expires after the retention time.
 OVER_STATUSES = frozenset({FINISHED, ABORTED})
+
+#: The operating system's ``poll``, whether or not gevent patched ``select`` (see :class:`QuickCheckParser`).
+_os_poll = monkey.get_original("select", "poll")
 
 _SEQ = "tt:seq"
 #: Drop KEYS[1]'s member ARGV[1] if its score is still ARGV[2] (nothing re-marked it since it was read):
@@ -260,10 +264,31 @@ def connect(
         return RedisCluster.from_url(url, **options)  # type: ignore[return-value]  # the same commands
     options["retry"] = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     options["retry_on_error"] = [redis.ConnectionError]
+    options["parser_class"] = QuickCheckParser  # a cluster's nodes take redis-py's own
     if max_connections is None:
         return redis.Redis.from_url(url, **options)
     pool = HoldingPool.from_url(url, max_connections=max_connections, timeout=timeout, **options)
     return redis.Redis(connection_pool=pool)
+
+
+class QuickCheckParser(_HiredisParser):
+    """redis-py's hiredis parser, whose readiness check that does not wait (the pool's, each time it
+    hands a connection out: is anything unread on it, did the server close it) asks the operating
+    system's ``poll`` first.
+
+    Under gevent redis-py's ``poll`` is gevent's, which starts an event-loop watcher and a timer even
+    for a check that never waits: about 4% of a server process's CPU serving moves, long-polls and
+    health checks (issue 30).  Only a socket the kernel reports readable (data, or the server closed
+    it) takes redis-py's own check, which tells the two apart: the answer is the same either way."""
+
+    def can_read(self, timeout: float = 0) -> bool:
+        sock, reader = self._sock, self._reader
+        if timeout == 0 and sock is not None and reader and not reader.has_data():
+            poller = _os_poll()
+            poller.register(sock, select.POLLIN)
+            if not poller.poll(0):
+                return False
+        return bool(super().can_read(timeout))
 
 
 class HoldingPool(redis.BlockingConnectionPool):
@@ -343,9 +368,9 @@ class MatchMeta:
         return {
             "game": self.game,
             "players": str(self.players),
-            "seats": json.dumps(self.seats),
-            "tokens": json.dumps(self.token_hashes),
-            "options": json.dumps(self.options),
+            "seats": dumps(self.seats),
+            "tokens": dumps(self.token_hashes),
+            "options": dumps(self.options),
             "seed": str(self.seed),
             "version": str(self.version),
             "seq": str(self.seq),
@@ -384,7 +409,7 @@ def progress_fields(
     return {
         "status": status,
         "to_move": "" if to_move is None else str(to_move),
-        "result": "" if result is None else json.dumps(result),
+        "result": "" if result is None else dumps(result),
         "updated_at": repr(updated_at),
     }
 
@@ -392,10 +417,10 @@ def progress_fields(
 def lifecycle_fields(meta: MatchMeta) -> dict[str, str]:
     """The meta fields that joining, leaving and clocks change (besides the progress fields)."""
     return {
-        "seats": json.dumps(meta.seats),
-        "tokens": json.dumps(meta.token_hashes),
-        "life": json.dumps(meta.life),
-        "clock": "" if meta.clock is None else json.dumps(meta.clock),
+        "seats": dumps(meta.seats),
+        "tokens": dumps(meta.token_hashes),
+        "life": dumps(meta.life),
+        "clock": "" if meta.clock is None else dumps(meta.clock),
     }
 
 
@@ -492,8 +517,8 @@ class Store:
         mid = meta.id
         items = [x for pair in meta.to_redis().items() for x in pair]
         keys = [_key(mid, p) for p in ("meta", "state", "events", "outbox")]
-        box = json.dumps(outbox) if outbox is not None else ""
-        args = [state, json.dumps(created_event), expire_seconds, box, *items]
+        box = dumps(outbox) if outbox is not None else ""
+        args = [state, dumps(created_event), expire_seconds, box, *items]
         if not self._write(self._create, keys, args):
             return False
         pipe = self.redis.pipeline(transaction=False)  # global keys: on a cluster, each its own slot
@@ -630,14 +655,14 @@ class Store:
         args: list[Any] = [
             meta.version,
             state if state is not None else "",
-            json.dumps(log_entry) if log_entry is not None else "",
+            dumps(log_entry) if log_entry is not None else "",
             expire_seconds,
             record,
             ttl,
-            json.dumps(outbox) if outbox is not None else "",
+            dumps(outbox) if outbox is not None else "",
             len(items),
             *items,
-            *(json.dumps(ev) for ev in events),
+            *(dumps(ev) for ev in events),
         ]
         reply = self._write(self._commit, keys, args)
         if reply[0] == 1:

@@ -31,6 +31,7 @@ from engine.core import (
 from service import auth
 from service.accounts_store import AccountStore
 from service.config import Config
+from service.encoding import dumps, loads
 from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
 from service.live import client_event, visible_events
 from service.matches import bots, clocks, feed, feed_sweep, lifecycle, ratings, seating, tournaments
@@ -706,13 +707,13 @@ class Matches:
             key, fingerprint = idempotency
             record = (
                 key,
-                json.dumps({"fingerprint": fingerprint, "body": body}),
+                dumps({"fingerprint": fingerprint, "body": body}),
                 self.config.idempotency_seconds,
             )
         fields = progress_fields(status, to_move, result, updated)
         if clock is not None:
-            fields["clock"] = json.dumps(clock)
-            fields["seats"] = json.dumps(seats)
+            fields["clock"] = dumps(clock)
+            fields["seats"] = dumps(seats)
         after = replace(
             meta,
             version=version,
@@ -1034,7 +1035,7 @@ def request_fingerprint(action: Any, expected: int) -> str:
 
 def replay(record: str, fingerprint: str) -> dict[str, Any]:
     """The stored response of an earlier request with the same Idempotency-Key (same body only)."""
-    stored = json.loads(record)
+    stored = loads(record)
     if stored["fingerprint"] != fingerprint:
         raise invalid("Idempotency-Key", "this key was used with a different request body")
     body: dict[str, Any] = stored["body"]

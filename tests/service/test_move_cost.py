@@ -1,24 +1,31 @@
 """A cheaper move (issue 30 point 2): what was cut must not change what a client sees.
 
 The move view's fast path answers as its documented path does; a move's load and commit share one
-pooled connection, which goes back to the pool and is never shared between concurrent callers; a
-request no rate limit applies to touches no counter; gunicorn sends a response's head with its body.
+pooled connection, which goes back to the pool and is never shared between concurrent callers; the
+pool's check of a connection answers as redis-py's; a request no rate limit applies to touches no
+counter nor the limiter's hooks; gunicorn sends a response's head with its body.
 """
 
 from __future__ import annotations
 
+import functools
+import select
 import threading
+import time
 from typing import Any
 
 import pytest
 import redis
+from flask import Flask
+from flask.globals import request_ctx
 from flask.testing import FlaskClient
 from gunicorn.config import Config as GunicornConfig
 from gunicorn.http.message import Request
 from gunicorn.http.unreader import IterUnreader
 
+from service.http.app import TabletopFlask
 from service.serving import OneSendResponse
-from service.store import HoldingPool, Store
+from service.store import HoldingPool, QuickCheckParser, Store, _os_poll, connect
 from tests.service.conftest import Table, bearer
 
 #: Headers that differ between two answers by construction.
@@ -158,6 +165,75 @@ def test_no_limit_configured_counts_nothing_and_sends_no_rate_limit_headers(
     assert resp.status_code == 200
     assert "RateLimit" not in resp.headers and "RateLimit-Policy" not in resp.headers
     assert not list(redis_client.scan_iter(match="tt:limits*"))
+
+
+def test_a_request_no_limit_applies_to_leaves_the_limiters_hooks_unrun(
+    table: Table, client: FlaskClient
+) -> None:
+    # flask-limiter's after-request and teardown hooks create its context on the request when they
+    # run; gated, they leave none (tests/service/test_quotas.py has them at work where limits apply).
+    with client:
+        assert table.move(0, table.legal(0)[0], 0).status_code == 200
+        assert not hasattr(request_ctx._get_current_object(), "_limiter_request_context")
+        assert client.get("/healthz").status_code == 200
+        assert not hasattr(request_ctx._get_current_object(), "_limiter_request_context")
+
+
+def test_the_pools_quick_check_tells_a_clean_a_dirty_and_a_closed_connection_apart(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    # The check each checkout makes asks the operating system's poll first (not gevent's), and must
+    # answer as redis-py's own: nothing to read; a reply nobody read; a connection the server closed.
+    assert _os_poll is select.poll or _os_poll.__module__ == "select"
+    client = connect(redis_url, timeout=2, max_connections=4)
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    assert isinstance(connection._parser, QuickCheckParser)
+    assert connection.can_read() is False
+    connection.send_command("PING")
+    deadline = time.monotonic() + 5
+    while not connection.can_read() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert connection.can_read() is True  # the pool would not hand this one out as it is
+    assert connection.read_response() in (b"PONG", "PONG")
+    assert connection.can_read() is False
+    connection.send_command("CLIENT", "ID")
+    own_id = connection.read_response()
+    redis_client.client_kill_filter(_id=own_id)
+    while time.monotonic() < deadline:
+        try:
+            connection.can_read()
+        except redis.ConnectionError:
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("a connection the server closed passed the check")
+    pool.release(connection)
+    assert client.ping() is True  # the pool's check noticed and connected it again
+    pool.disconnect()
+
+
+def test_the_app_asks_once_per_function_whether_it_needs_an_event_loop(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[Any] = []
+    original = Flask.ensure_sync
+
+    def counting(self: Flask, func: Any) -> Any:
+        asked.append(func)
+        return original(self, func)
+
+    monkeypatch.setattr(Flask, "ensure_sync", counting)
+
+    def hook() -> None:
+        return None
+
+    assert app.ensure_sync(hook) is hook and app.ensure_sync(hook) is hook
+    assert asked == [hook]
+    # Callables made afresh for each call would fill the memo: it stops growing at its bound.
+    for _ in range(2 * TabletopFlask.MEMO_LIMIT):
+        app.ensure_sync(functools.partial(hook))
+    assert len(app._sync) == TabletopFlask.MEMO_LIMIT
 
 
 class _Recording:
