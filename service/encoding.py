@@ -21,7 +21,7 @@ def dumps_bytes(obj: Any) -> bytes:
 
 def dumps(obj: Any) -> str:
     """:func:`dumps_bytes` as text: what the storage layer writes (a move's events, log entry and meta
-    fields: the standard encoder took about 5% of a move's CPU, issue 30)."""
+    fields: the standard encoder took about 5% of a server process's CPU under a crowd, issue 30)."""
     return dumps_bytes(obj).decode()
 
 

@@ -277,8 +277,8 @@ class QuickCheckParser(_HiredisParser):
     system's ``poll`` first.
 
     Under gevent redis-py's ``poll`` is gevent's, which starts an event-loop watcher and a timer even
-    for a check that never waits: about 4% of a server process's CPU serving moves, long-polls and
-    health checks (issue 30).  Only a socket the kernel reports readable (data, or the server closed
+    for a check that never waits: about 4% of a server process's CPU serving moves and long-polls
+    (issue 30).  Only a socket the kernel reports readable (data, or the server closed
     it) takes redis-py's own check, which tells the two apart: the answer is the same either way."""
 
     def can_read(self, timeout: float = 0) -> bool:
@@ -296,8 +296,8 @@ class HoldingPool(redis.BlockingConnectionPool):
     connection its commands take until it ends, instead of taking one from the pool per command.
 
     Taking a connection is not free: besides the pool's own bookkeeping, redis-py polls the socket
-    to make sure nothing unread is left on it, which under gevent costs an event-loop watcher; a
-    move's load and commit took a connection each (issue 30 point 2).  Within a block nothing else
+    to make sure nothing unread is left on it (:class:`QuickCheckParser`); a move's load and commit
+    took a connection each (issue 30 point 2).  Within a block nothing else
     uses the connection between its commands, so the check on taking it is made once.  Holding is
     per greenlet (a thread is a greenlet too, its main one), whether or not gevent patched the
     standard library, so concurrent requests never share a connection; a block holds at most one, as

@@ -101,3 +101,29 @@ def test_which_requests_the_fast_path_takes(app: Any, query: str, expected: Any)
 
     with app.test_request_context("/v1/matches/m/events" + query):
         assert well_formed(request) == expected
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        None,
+        "",
+        "*/*",
+        "application/json",
+        "application/x-ndjson",
+        "text/event-stream",
+        "text/event-stream;q=0.5, application/json",
+        "application/x-ndjson, */*;q=0.1",
+        "text/html",
+        "application/*",
+    ],
+)
+def test_the_form_asked_for_is_read_as_werkzeug_reads_it(app: Any, accept: str | None) -> None:
+    from flask import request
+
+    from service.http.api.events import JSON, NDJSON, SSE, wanted
+
+    with app.test_request_context(
+        "/v1/matches/m/events", headers={} if accept is None else {"Accept": accept}
+    ):
+        assert wanted(request) == request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)

@@ -33,6 +33,9 @@ SSE = "text/event-stream"
 _QUERY_FIELDS = frozenset({"after", "wait"})
 _EVENT_ID = re.compile(EVENT_ID)
 _WAIT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
+#: ``Accept`` headers naming one form (or none, or anything), read without werkzeug's parse: what
+#: :func:`wanted` answers for them is what ``best_match`` would (about 20 µs of a long-poll's CPU).
+_PLAIN_ACCEPT = {None: JSON, "": JSON, "*/*": JSON, JSON: JSON, NDJSON: NDJSON, SSE: SSE}
 #: The streamed forms: text the spec can only call a string; each line (NDJSON) or each SSE `data:`
 #: field is one JSON document of the `StreamLine` component, which generators still turn into a type.
 _LINE = {"$ref": "#/components/schemas/StreamLine"}
@@ -190,10 +193,16 @@ get_events.__doc__ = _documented.__doc__
 blp.route("/<match_id>/events", methods=["GET"])(get_events)
 
 
+def wanted(req: Request) -> str:
+    """The form the client asked for: JSON (the default), NDJSON or server-sent events."""
+    kind = _PLAIN_ACCEPT.get(req.headers.get("Accept"))
+    return kind if kind is not None else req.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+
+
 def _events(query: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
     """A page of events (a long-poll's included), or a stream's response."""
     matches = services().matches
-    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+    kind = wanted(request)
     if kind == JSON:
         meta, state = matches.meta(match_id), None
     else:  # a stream starts with a snapshot: the state too, in the same round trip
