@@ -110,6 +110,18 @@ def test_every_seat_s_stream_carries_exactly_its_events_and_ends_framed(redis_se
             assert stream_events(out["body"], accept) == expected[seat], (accept, seat)
 
 
+def move(api: ApiServer, match_id: str, token: str, version: int, rng: random.Random) -> dict[str, Any]:
+    """One random legal move of the seat ``token`` holds, at ``version``; the answer."""
+    auth = bearer(token)
+    _, legal = call(api.client(), "GET", f"/v1/matches/{match_id}/legal-actions", **auth)
+    status, moved = call(
+        api.client(), "POST", f"/v1/matches/{match_id}/actions",
+        {"action": rng.choice(legal["actions"])}, **auth, **{"If-Match": f'"{version}"'},
+    )  # fmt: skip
+    assert status == 200, moved
+    return moved
+
+
 def live_work(api: ApiServer) -> dict[str, float]:
     conn = api.client().conn
     conn.request("GET", "/metrics")
@@ -130,13 +142,7 @@ def test_the_work_per_commit_grows_with_the_seats_watched_not_the_waiters(redis_
 
         def play(moves: int) -> None:
             for _ in range(moves):
-                auth = bearer(tokens[state["seat"]])
-                _, legal = call(api.client(), "GET", f"/v1/matches/{match['id']}/legal-actions", **auth)
-                status, moved = call(
-                    api.client(), "POST", f"/v1/matches/{match['id']}/actions",
-                    {"action": rng.choice(legal["actions"])}, **auth, **{"If-Match": f'"{state["version"]}"'},
-                )  # fmt: skip
-                assert status == 200, moved
+                moved = move(api, match["id"], tokens[state["seat"]], state["version"], rng)
                 state["version"], state["seat"] = moved["version"], moved["to_move"]
                 time.sleep(0.15)  # a batch each: the same work whatever the waiters
 
@@ -238,13 +244,7 @@ def test_one_sweep_sends_the_heartbeats_of_every_direct_stream_and_none_while_ev
         moving_start = time.monotonic()
         moves = 0
         while time.monotonic() < moving_start + 2 * beat + 1 and seat is not None:
-            auth = bearer(tokens[seat])
-            _, legal = call(api.client(), "GET", f"/v1/matches/{match['id']}/legal-actions", **auth)
-            status, moved = call(
-                api.client(), "POST", f"/v1/matches/{match['id']}/actions",
-                {"action": rng.choice(legal["actions"])}, **auth, **{"If-Match": f'"{version}"'},
-            )  # fmt: skip
-            assert status == 200, moved
+            moved = move(api, match["id"], tokens[seat], version, rng)
             version, seat, moves = moved["version"], moved["to_move"], moves + 1
             time.sleep(0.2)
         moving_end = time.monotonic()

@@ -145,6 +145,11 @@ def _documented(query: dict[str, Any], headers: dict[str, Any], match_id: str) -
     return _events(query, headers, match_id)
 
 
+def _fits(value: str | None, pattern: re.Pattern[str]) -> bool:
+    """An optional value is absent, or matches ``pattern`` whole."""
+    return value is None or pattern.fullmatch(value) is not None
+
+
 def well_formed(req: Request) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The query and headers as the documented path's schemas would load them, if they accept them
     without a doubt; ``None`` sends the request down that path (and its 422s).
@@ -156,23 +161,15 @@ def well_formed(req: Request) -> tuple[dict[str, Any], dict[str, Any]] | None:
     args = req.args
     if not args.keys() <= _QUERY_FIELDS or any(len(args.getlist(k)) != 1 for k in args):
         return None
+    after, wait, last = args.get("after"), args.get("wait"), req.headers.get("Last-Event-ID")
+    if not (_fits(after, _EVENT_ID) and _fits(wait, _WAIT) and _fits(last, _EVENT_ID)):
+        return None
     query: dict[str, Any] = {}
-    after = args.get("after")
     if after is not None:
-        if _EVENT_ID.fullmatch(after) is None:
-            return None
         query["after"] = after
-    wait = args.get("wait")
     if wait is not None:
-        if _WAIT.fullmatch(wait) is None:
-            return None
         query["wait"] = float(wait)
-    headers: dict[str, Any] = {}
-    last = req.headers.get("Last-Event-ID")
-    if last is not None:
-        if _EVENT_ID.fullmatch(last) is None:
-            return None
-        headers["last_event_id"] = last
+    headers: dict[str, Any] = {} if last is None else {"last_event_id": last}
     return query, headers
 
 
