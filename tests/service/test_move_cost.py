@@ -213,6 +213,43 @@ def test_the_pools_quick_check_tells_a_clean_a_dirty_and_a_closed_connection_apa
     pool.disconnect()
 
 
+def test_a_subscriptions_wait_sees_a_message_nothing_and_a_closed_connection(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    # The live reader waits for its next message through the same check, with a timeout: it must
+    # see a message published while it waits, give up after the timeout when none comes, and fail
+    # (not wait, not read an empty message) when the server closes the connection.
+    pubsub = connect(redis_url, timeout=2).pubsub()
+    pubsub.subscribe("quick-check")
+    assert pubsub.get_message(timeout=2)["type"] == "subscribe"
+    connection = pubsub.connection
+    assert connection is not None and isinstance(connection._parser, QuickCheckParser)
+    started = time.monotonic()
+    assert connection.can_read(timeout=0.3) is False
+    assert time.monotonic() - started >= 0.25  # it waited
+    timer = threading.Timer(0.2, redis_client.publish, ("quick-check", b"news"))
+    timer.start()
+    try:
+        started = time.monotonic()
+        assert connection.can_read(timeout=5) is True
+        assert time.monotonic() - started < 4  # woken by the message, not the timeout
+    finally:
+        timer.join()
+    message = pubsub.get_message(timeout=0)
+    assert message is not None and message["data"] == b"news"
+    assert connection.can_read(timeout=0) is False
+    connection.send_command("CLIENT", "ID")
+    own_id = connection.read_response()
+    killer = threading.Timer(0.2, lambda: redis_client.client_kill_filter(_id=own_id))
+    killer.start()
+    try:
+        with pytest.raises(redis.ConnectionError):
+            connection.can_read(timeout=5)
+    finally:
+        killer.join()
+    pubsub.close()
+
+
 def test_the_app_asks_once_per_function_whether_it_needs_an_event_loop(
     app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
