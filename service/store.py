@@ -320,6 +320,8 @@ def _readable(sock: Any, timeout: float | None) -> bool:
             gevent.socket.wait_read(sock.fileno(), timeout)
         except TimeoutError:
             return False
+        except OSError:  # closed under the wait: readable, and the caller's peek tells it closed
+            pass
         return True
     poller = _os_poll()
     poller.register(sock, select.POLLIN)

@@ -9,7 +9,10 @@ counter nor the limiter's hooks; gunicorn sends a response's head with its body.
 from __future__ import annotations
 
 import functools
+import json
 import select
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -248,6 +251,34 @@ def test_a_subscriptions_wait_sees_a_message_nothing_and_a_closed_connection(
     finally:
         killer.join()
     pubsub.close()
+
+
+_GEVENT_WAITS = """
+from gevent import monkey; monkey.patch_all()
+import json, socket, time, gevent
+from service.store import _readable
+a, b = socket.socketpair()
+out = {}
+started = time.monotonic(); out["nothing"] = [_readable(a, 0.2), time.monotonic() - started]
+gevent.spawn_later(0.1, b.send, b"x")
+started = time.monotonic(); out["data"] = [_readable(a, 5), time.monotonic() - started]
+a.recv(1)
+gevent.spawn_later(0.1, a.close)
+started = time.monotonic(); out["closed"] = [_readable(a, 5), time.monotonic() - started]
+print(json.dumps(out))
+"""
+
+
+def test_under_gevent_a_wait_yields_and_sees_data_nothing_and_a_close() -> None:
+    # A server process waits through gevent's event loop (one watcher on the socket): in a process of
+    # its own, patched as the server is, the wait must end at the data, at the timeout, or when the
+    # socket is closed under it (readable, so the caller's peek reports it closed), never hang.
+    done = subprocess.run([sys.executable, "-c", _GEVENT_WAITS], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    waits = json.loads(done.stdout)
+    assert waits["nothing"][0] is False and waits["nothing"][1] >= 0.15
+    assert waits["data"][0] is True and waits["data"][1] < 4
+    assert waits["closed"][0] is True and waits["closed"][1] < 4
 
 
 def test_the_app_asks_once_per_function_whether_it_needs_an_event_loop(
