@@ -31,6 +31,12 @@ match drops the oldest expired ones of its waiting index (:meth:`Store._drop_exp
 A move is one Lua script (``commit.lua``): check the version, write state, bump the version, append the
 events and the log entry, store the idempotency record, set the retention TTL when the match is over.
 Humans and bots write through the same script, so Redis alone arbitrates concurrent writers.
+
+A process keeps the match as its own last commit left it (:meth:`Store.recent`): a match's meta and
+state change only by a commit, which bumps the version and stamps ``updated_at``, so a version that
+is still the match's, with that stamp, is still what this process wrote, and the next move there need
+not load it (issue 30 point 2).  The commit checks both, so a move decided on what the process kept
+lands only on that very version of the match.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import hashlib
 import select
 import socket
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -135,6 +142,10 @@ return 1
 #: ``expire_seconds`` of :meth:`Store.create` and :meth:`Store.commit` besides a number of seconds: leave
 #: the keys' time to live as it is, or drop it (a waiting match that starts is kept until it is over).
 KEEP, PERSIST = 0, -1
+
+#: Matches whose last commit a process keeps (:meth:`Store.recent`); the oldest are dropped.  A few
+#: kilobytes each (the meta's fields and the encoded state).
+RECENT_MATCHES = 1024
 
 #: Milliseconds a replicated write waits for its replicas at most (see :meth:`Store._write`).
 WAIT_MS = 1000
@@ -418,7 +429,11 @@ class MatchMeta:
 
     @classmethod
     def from_redis(cls, match_id: str, raw: dict[bytes, bytes]) -> MatchMeta:
-        h = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls.from_fields(match_id, {k.decode(): v.decode() for k, v in raw.items()})
+
+    @classmethod
+    def from_fields(cls, match_id: str, h: dict[str, str]) -> MatchMeta:
+        """The meta from its hash's fields, decoded (a load's, or a commit's: :meth:`Store.recent`)."""
         return cls(
             id=match_id,
             game=h["game"],
@@ -476,6 +491,9 @@ class Loaded:
     meta: MatchMeta
     state: bytes | None
     idempotency_record: str | None
+    #: What this process's last commit of the match left (:meth:`Store.recent`), not read from Redis:
+    #: the match may have moved on since, so only its commit (which checks) tells.
+    remembered: bool = False
 
     def encoded_state(self) -> bytes:
         """The stored state, which only a load with ``state=True`` (the default) reads."""
@@ -517,6 +535,9 @@ class Store:
         self._claim_due = client.register_script(_CLAIM_DUE)
         self._take_hint_place = client.register_script(_TAKE_HINT_PLACE)
         self._create = client.register_script(_CREATE)
+        #: match id -> (version, the meta's fields, the encoded state) as this process's last commit of
+        #: it left them (:meth:`recent`); oldest first.
+        self._recent: OrderedDict[str, tuple[int, dict[str, str], bytes]] = OrderedDict()
 
     @contextlib.contextmanager
     def holding(self) -> Iterator[None]:
@@ -552,12 +573,14 @@ class Store:
         another caller at the same time).  ``outbox``: the entry for the players' feeds (see
         :meth:`commit`)."""
         mid = meta.id
-        items = [x for pair in meta.to_redis().items() for x in pair]
+        fields = meta.to_redis()
+        items = [x for pair in fields.items() for x in pair]
         keys = [_key(mid, p) for p in ("meta", "state", "events", "outbox")]
         box = dumps(outbox) if outbox is not None else ""
         args = [state, dumps(created_event), expire_seconds, box, *items]
         if not self._write(self._create, keys, args):
             return False
+        self._remember(mid, fields, state)  # its first move may come here too
         pipe = self.redis.pipeline(transaction=False)  # global keys: on a cluster, each its own slot
         for index in _indexes(meta, meta.status):
             pipe.zadd(index, {mid: meta.seq})
@@ -604,6 +627,27 @@ class Store:
         encoded = replies[1] if state else None
         record = replies[-1].decode() if idempotency_key is not None and replies[-1] is not None else None
         return Loaded(meta, encoded, record)
+
+    def recent(self, match_id: str, version: int) -> Loaded | None:
+        """The match at ``version`` as this process's last commit of it left it, if that is the version
+        it kept: a move the match's players ask of this process in turn needs no load.  ``None``: load
+        it.  The match may have moved on elsewhere since (a commit on this is then refused as stale),
+        so what is decided on it without a commit (a refusal) must be decided again on a load."""
+        kept = self._recent.get(match_id)
+        if kept is None or kept[0] != version:
+            return None
+        return Loaded(MatchMeta.from_fields(match_id, kept[1]), kept[2], None, remembered=True)
+
+    def _remember(self, match_id: str, fields: dict[str, str], state: bytes | None) -> None:
+        """Keep the match as a write of this process left it (all of its meta's ``fields``, and
+        ``state``), while it is being played: a change of who holds the seats (no state), a match
+        not started or one over is dropped."""
+        self._recent.pop(match_id, None)
+        if state is None or fields["status"] != ACTIVE:
+            return
+        while len(self._recent) >= RECENT_MATCHES:
+            self._recent.popitem(last=False)  # each call is atomic: safe beside other threads
+        self._recent[match_id] = (int(fields["version"]), fields, state)
 
     def _write(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run a match's write script; on a cluster with ``wait_replicas``, then ``WAIT`` on the same
@@ -673,8 +717,10 @@ class Store:
         idempotency: tuple[str, str, int] | None,
         outbox: dict[str, Any] | None = None,
     ) -> Commit:
-        """Compare-and-set one change against ``meta.version`` (see ``commit.lua``): a move (a new state
-        and a log entry), or a change of who holds the seats (``state`` and ``log_entry`` ``None``).
+        """Compare-and-set one change against ``meta.version`` and ``meta.updated_at`` (see
+        ``commit.lua``): a move (a new state and a log entry), or a change of who holds the seats
+        (``state`` and ``log_entry`` ``None``).  Every commit stamps ``updated_at``, so the two name
+        one committed version, even of a Redis that lost writes and went on from an earlier one.
 
         ``expire_seconds``: the match's keys expire after so many seconds, or ``KEEP`` or ``PERSIST``.
         ``idempotency`` is ``(key, record, ttl seconds)``: the record is stored under the key with the
@@ -691,6 +737,7 @@ class Store:
         items = [x for pair in fields.items() for x in pair]
         args: list[Any] = [
             meta.version,
+            repr(meta.updated_at),
             state if state is not None else "",
             dumps(log_entry) if log_entry is not None else "",
             expire_seconds,
@@ -703,9 +750,11 @@ class Store:
         ]
         reply = self._write(self._commit, keys, args)
         if reply[0] == 1:
+            version = int(reply[1])
+            self._remember(mid, {**meta.to_redis(), **fields, "version": str(version)}, state)
             if fields.get("status", meta.status) != meta.status:
                 self._reindex(meta, fields["status"])
-            return Commit(version=int(reply[1]))
+            return Commit(version=version)
         if reply[0] == 0:
             return Commit(stale=int(reply[1]))
         if reply[0] == 2:

@@ -7,6 +7,7 @@ response that shows game state is built from ``game.view(state, seat)`` for the 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -41,6 +42,7 @@ from service.matches.errors import (
     Conflict,
     Forbidden,
     Illegal,
+    MatchError,
     NotFound,
     Stale,
     Unauthorized,
@@ -125,6 +127,10 @@ class Played:
 #: Compare-and-set attempts before a change of who holds the seats gives up (each lost race means the
 #: match moved).
 CHANGE_ATTEMPTS = 10
+
+
+class _Reload(Exception):
+    """A move decided on a remembered match needs the match as stored (:meth:`Matches.move`)."""
 
 
 class _Unchanged(Exception):
@@ -547,8 +553,20 @@ class Matches:
 
     def move(self, match_id: str, who: Caller, move: Move) -> dict[str, Any]:
         """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
-        :meth:`commit`."""
+        :meth:`commit`.
+
+        A move at the version this process's own last commit of the match left is decided on what that
+        commit left (:meth:`~service.store.Store.recent`), without a load: the commit's compare-and-set
+        lets it land only on that very version.  Anything refused there is decided again on the match as
+        stored, so a client meets the same answers, in the same order, as after a load."""
         expected, source = expected_version(move)
+        if move.idempotency_key is None:
+            remembered = self.store.recent(match_id, expected)
+            if remembered is not None:
+                # Nothing after a commit (settling the clock and the bots, the feeds) refuses, so a
+                # refusal here means nothing was written.
+                with contextlib.suppress(MatchError, _Reload):
+                    return self._move(remembered, who, move, expected, source, None)
         idempotency = None  # (record key, request fingerprint); the fingerprint costs a JSON dump
         if move.idempotency_key is not None:
             scope = who.token or who.player_key or ""  # one caller's key never replays another's
@@ -559,6 +577,18 @@ class Matches:
         loaded = self.store.load(match_id, idempotency_key=None if idempotency is None else idempotency[0])
         if loaded is None:
             raise not_found(f"match {match_id!r}")
+        return self._move(loaded, who, move, expected, source, idempotency)
+
+    def _move(
+        self,
+        loaded: Loaded,
+        who: Caller,
+        move: Move,
+        expected: int,
+        source: str,
+        idempotency: tuple[str, str] | None,
+    ) -> dict[str, Any]:
+        """:meth:`move` on the match as loaded (or as remembered)."""
         meta = loaded.meta
         seat = self.caller(meta, who, required=True, scope=PLAY)
         if loaded.idempotency_record is not None and idempotency is not None:
@@ -568,6 +598,8 @@ class Matches:
         except IllegalAction as exc:
             raise illegal(exc, meta.version) from None
         if seating.is_away(meta.seats[seat]):
+            if loaded.remembered:  # coming back writes: only on the match as stored
+                raise _Reload
             loaded = self._come_back_to_move(loaded, seat)
             if expected == meta.version and loaded.meta.version == meta.version + 1:
                 expected = loaded.meta.version  # decided on the state the return left as it was
@@ -582,7 +614,7 @@ class Matches:
         if commit.stale is not None:
             raise stale(commit.stale, source)
         if commit.gone:
-            raise not_found(f"match {match_id!r}")
+            raise not_found(f"match {meta.id!r}")
         return body
 
     def check_in_time(self, meta: MatchMeta) -> None:

@@ -18,7 +18,7 @@ def test_the_api_bench_measures_moves_and_who_spent_the_cpu(capsys):
     redis_move_cpu = float(re.search(r"of which Redis\s+healthz [\d.]+\s+move ([\d.]+)", out).group(1))
     client_move_cpu = float(re.search(r"client CPU ms\s+healthz [\d.]+\s+move ([\d.]+)", out).group(1))
     assert moves > 0
-    assert 0 < healthz_cpu < move_cpu  # a move (two Redis round trips, the engine) costs more than a ping
+    assert 0 < healthz_cpu < move_cpu  # a move (a Redis round trip or two, the engine) costs more than a ping
     assert 0 < redis_move_cpu < move_cpu  # Redis is part of the server's share, and only part
     assert client_move_cpu > 0
 

@@ -130,7 +130,7 @@ def test_a_move_takes_one_pooled_connection_and_gives_it_back(table: Table, app:
     finally:
         redis.BlockingConnectionPool.get_connection = original  # type: ignore[method-assign]
     assert resp.status_code == 200, resp.json
-    assert len(taken) == 1  # the load and the commit (two round trips) over one connection
+    assert len(taken) == 1  # its commands (a load, if any, and the commit) over one connection
     assert taken[0] in pool.pool.queue  # given back to the pool
 
 
