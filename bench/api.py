@@ -151,11 +151,28 @@ def play_worker(
     out.append({"latencies": latencies, "sent": sent})
 
 
+#: Seconds a phase waits for its client processes to be ready at most.
+READY_SECONDS = 120.0
+
+
 def run_threads(
-    target: Any, clients: int, args: Callable[[int], tuple[Any, ...]], results: Any, cpu: Any
+    target: Any,
+    clients: int,
+    args: Callable[[int, float], tuple[Any, ...]],
+    results: Any,
+    cpu: Any,
+    ready: Any,
+    stop: Any,
 ) -> None:
+    """One client process of :func:`phase`: ``clients`` threads running ``target`` with ``args(i,
+    stop_at)``, from when every client process is ready until ``stop_at``."""
+    import engine.registry  # noqa: F401  (the games load before the clock starts, not in it)
+
+    ready.wait(READY_SECONDS)  # every process is ready ...
+    ready.wait(READY_SECONDS)  # ... and the phase's end is set
+    stop_at = stop.value
     local: list[Any] = []
-    threads = [threading.Thread(target=target, args=(*args(i), local)) for i in range(clients)]
+    threads = [threading.Thread(target=target, args=(*args(i, stop_at), local)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
@@ -174,10 +191,14 @@ def phase(
     slots: Any = None,
 ) -> tuple[list[Any], float]:
     """Run ``clients`` clients spread over ``procs`` processes for ``seconds``; gather their results and
-    the CPU seconds the client processes spent.  ``slots``: see :func:`play_worker`."""
+    the CPU seconds the client processes spent.  ``slots``: see :func:`play_worker`.
+
+    The seconds count from when every client process has started and loaded the games: on a busy
+    machine a process can take seconds to get there, and one that started late used to play less
+    than the phase (or not at all, and the crowd benchmark's followers of its matches had none)."""
     with mp.Manager() as manager:
         results, cpu = manager.list(), manager.list()
-        stop_at = time.monotonic() + seconds
+        ready, stop = mp.Barrier(procs + 1), mp.Value("d", 0.0)
         jobs = []
         first = 0
         for p in range(procs):
@@ -185,16 +206,20 @@ def phase(
             target: Callable[..., None]
             args: Callable[..., tuple[Any, ...]]
             if kind == "healthz":
-                target, args = healthz_worker, (lambda i: (port, stop_at))
+                target, args = healthz_worker, (lambda i, stop_at: (port, stop_at))
             else:
-                target, args = (
-                    play_worker,
-                    (lambda i, p=p, first=first: (port, *play, stop_at, p * 1000 + i, first + i, slots)),
-                )
+
+                def args(i: int, stop_at: float, p: int = p, first: int = first) -> tuple[Any, ...]:
+                    return (port, *play, stop_at, p * 1000 + i, first + i, slots)
+
+                target = play_worker
             first += share
-            jobs.append(mp.Process(target=run_threads, args=(target, share, args, results, cpu)))
+            jobs.append(mp.Process(target=run_threads, args=(target, share, args, results, cpu, ready, stop)))
         for job in jobs:
             job.start()
+        ready.wait(READY_SECONDS)
+        stop.value = time.monotonic() + seconds
+        ready.wait(READY_SECONDS)
         for job in jobs:
             job.join()
         return list(results), sum(cpu)

@@ -11,8 +11,8 @@
 -- ...) on the channel named like the events stream (KEYS[3]): live readers hand them out without
 -- reading the stream (service/live.py).
 -- Returns {1, new version} | {0, current version} (stale) | {2, stored record} (key replay) | {-1} (gone)
-local now = redis.call('HMGET', KEYS[1], 'version', 'updated_at')
-local current = now[1]
+local found = redis.call('HMGET', KEYS[1], 'version', 'updated_at')
+local current = found[1]
 if not current then
   return {-1}
 end
@@ -22,7 +22,7 @@ if KEYS[6] then
     return {2, stored}
   end
 end
-if current ~= ARGV[1] or now[2] ~= ARGV[2] then
+if current ~= ARGV[1] or tonumber(found[2]) ~= tonumber(ARGV[2]) then
   return {0, tonumber(current)}
 end
 local version = tonumber(current) + 1

@@ -32,11 +32,11 @@ A move is one Lua script (``commit.lua``): check the version, write state, bump 
 events and the log entry, store the idempotency record, set the retention TTL when the match is over.
 Humans and bots write through the same script, so Redis alone arbitrates concurrent writers.
 
-A process keeps the match as its own last commit left it (:meth:`Store.recent`): a match's meta and
-state change only by a commit, which bumps the version and stamps ``updated_at``, so a version that
-is still the match's, with that stamp, is still what this process wrote, and the next move there need
-not load it (issue 30 point 2).  The commit checks both, so a move decided on what the process kept
-lands only on that very version of the match.
+A process keeps the match as its own last write (its creation or a commit) left it
+(:meth:`Store.recent`): a match's meta and state change only by a commit, which bumps the version and
+stamps ``updated_at``, so a version that is still the match's, with that stamp, is still what this
+process wrote, and the next move there need not load it (issue 30 point 2).  The commit checks both,
+so a move decided on what the process kept lands only on that very version of the match.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ return 1
 #: the keys' time to live as it is, or drop it (a waiting match that starts is kept until it is over).
 KEEP, PERSIST = 0, -1
 
-#: Matches whose last commit a process keeps (:meth:`Store.recent`); the oldest are dropped.  A few
+#: Matches a process keeps as its last write left them (:meth:`Store.recent`); the oldest are dropped.  A few
 #: kilobytes each (the meta's fields and the encoded state).
 RECENT_MATCHES = 1024
 
@@ -491,7 +491,7 @@ class Loaded:
     meta: MatchMeta
     state: bytes | None
     idempotency_record: str | None
-    #: What this process's last commit of the match left (:meth:`Store.recent`), not read from Redis:
+    #: What this process's last write of the match left (:meth:`Store.recent`), not read from Redis:
     #: the match may have moved on since, so only its commit (which checks) tells.
     remembered: bool = False
 
@@ -535,7 +535,7 @@ class Store:
         self._claim_due = client.register_script(_CLAIM_DUE)
         self._take_hint_place = client.register_script(_TAKE_HINT_PLACE)
         self._create = client.register_script(_CREATE)
-        #: match id -> (version, the meta's fields, the encoded state) as this process's last commit of
+        #: match id -> (version, the meta's fields, the encoded state) as this process's last write of
         #: it left them (:meth:`recent`); oldest first.
         self._recent: OrderedDict[str, tuple[int, dict[str, str], bytes]] = OrderedDict()
 
@@ -629,7 +629,7 @@ class Store:
         return Loaded(meta, encoded, record)
 
     def recent(self, match_id: str, version: int) -> Loaded | None:
-        """The match at ``version`` as this process's last commit of it left it, if that is the version
+        """The match at ``version`` as this process's last write of it left it, if that is the version
         it kept: a move the match's players ask of this process in turn needs no load.  ``None``: load
         it.  The match may have moved on elsewhere since (a commit on this is then refused as stale),
         so what is decided on it without a commit (a refusal) must be decided again on a load."""

@@ -555,8 +555,8 @@ class Matches:
         """Apply one action for the caller's seat: token, idempotency, shape and version checks, then
         :meth:`commit`.
 
-        A move at the version this process's own last commit of the match left is decided on what that
-        commit left (:meth:`~service.store.Store.recent`), without a load: the commit's compare-and-set
+        A move at the version this process's own last write of the match left is decided on what that
+        write left (:meth:`~service.store.Store.recent`), without a load: the commit's compare-and-set
         lets it land only on that very version.  Anything refused there is decided again on the match as
         stored, so a client meets the same answers, in the same order, as after a load."""
         expected, source = expected_version(move)
