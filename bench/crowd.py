@@ -456,7 +456,12 @@ def hold(
     time.sleep(seconds)
     spent = {name: cpu_seconds(pids) - before[name] for name, pids in cpu.items()}
     got = [b - a for a, b in zip(received, delivered(), strict=True)]
-    return {"cpu": spent["server"] + spent.get("redis", 0.0), "events": got[0], "seconds": seconds}
+    return {
+        "cpu": spent["server"] + spent.get("redis", 0.0),
+        "events": got[0],
+        "polls": got[2],
+        "seconds": seconds,
+    }
 
 
 def play_with_probe(
@@ -489,14 +494,15 @@ def play_with_probe(
 
 #: The live readers' counters (service/live.py, summed over the server's processes by ``/metrics``):
 #: topic reads (one per topic per notification round), backlog reads (subscriptions catching up), the
-#: events those reads returned, event batches encoded (once per visibility class and wire format) and
-#: events handed to waiting clients.
+#: events those reads returned, event batches encoded (once per visibility class and wire format),
+#: events handed to waiting clients, and reads of a match spared spectators' long-polls.
 LIVE_COUNTERS = (
     "tabletop_live_topic_reads_total",
     "tabletop_live_backlog_reads_total",
     "tabletop_live_events_read_total",
     "tabletop_live_encodings_total",
     "tabletop_live_deliveries_total",
+    "tabletop_live_metas_spared_total",
 )
 
 

@@ -165,6 +165,10 @@ def crowd_column(fig: dict[str, Any], seconds: float, floor_us: float | None = N
     if topic is not None and backlog is not None:
         reads = f"{topic + backlog:.2f} ({topic:.2f} + {backlog:.2f})"
     deliveries = live.get("tabletop_live_deliveries_total")
+    spared, polls = (
+        live.get("tabletop_live_metas_spared_total"),
+        with_crowd["polls"] + (held_crowd or {}).get("polls", 0),
+    )
     delays = fig["delays"]
     refused = sum(n for status, n in fig["statuses"].items() if status != "200")
     return {
@@ -198,6 +202,11 @@ def crowd_column(fig: dict[str, Any], seconds: float, floor_us: float | None = N
             per_event_per_process("tabletop_live_encodings_total")
         ),
         # The live counters grow over both crowd windows (the paced-only one and the play phase).
+        "long-polls answered without reading the match (both crowd windows)": (
+            "n/a"
+            if spared is None or not polls
+            else f"{100 * spared / polls:.0f}% ({spared:,.0f} of {polls:,})"
+        ),
         "deliveries counted by the server per event received (both crowd windows)": _num(
             None if deliveries is None else _per(deliveries, delivered + (held_crowd or {}).get("events", 0))
         ),

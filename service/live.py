@@ -108,7 +108,7 @@ LINGER = 5.0
 #: after its last write.
 BEAT_SWEEP = 1.0
 #: What :attr:`LiveEvents.counts` counts (the metrics ``tabletop_live_<name>_total``).
-COUNTS = ("topic_reads", "backlog_reads", "events_read", "encodings", "deliveries")
+COUNTS = ("topic_reads", "backlog_reads", "events_read", "encodings", "deliveries", "metas_spared")
 
 #: The kinds of :class:`Topic`.
 MATCH, PLAYER = "match", "player"
@@ -421,6 +421,24 @@ class _Feed:
     #: ``stale`` when they may not be all (a gap, a reconnection, a new tip): the stream is read then.
     published: list[tuple[StoredEvent, str | None]] = field(default_factory=list)
     stale: bool = False
+    #: Counts what came on the channel (messages, confirmations) and the reader's losses of Redis: a
+    #: match read while it stays the same is the match now, as far as this process can know.
+    generation: int = 0
+    #: A match's meta as read at ``meta_generation`` (see :meth:`LiveEvents.match_meta`), and the read
+    #: of it under way, if any.
+    meta: MatchMeta | None = None
+    meta_generation: int = -1
+    meta_read: _MetaRead | None = None
+
+
+class _MetaRead:
+    """A read of a match's meta that began at ``generation``; those who came while it was under way
+    take its result (``None``: it failed, or the match is not to be kept)."""
+
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
+        self.meta: MatchMeta | None = None
+        self.done = threading.Event()
 
 
 #: A round's encoding of a topic's new events for one seat and form: the bytes, how many events they
@@ -577,6 +595,51 @@ class LiveEvents:
             raise redis.TimeoutError("the live event channel was not confirmed in time")
         return sub
 
+    def match_meta(
+        self, match_id: str, read: Callable[[], MatchMeta], keep: Callable[[MatchMeta], bool]
+    ) -> MatchMeta:
+        """The match's meta as this process last read it (``read``) while it followed the match, if
+        nothing came on the match's channel since that read began; else read now, and kept if ``keep``.
+        A read under way since the channel's last message is joined, not repeated: a commit wakes a
+        match's long-polls together, and they poll again together.
+
+        Every write of a match's meta is a commit, which publishes on that channel in the same script
+        (``commit.lua``), and a lost connection unconfirms the channel: a copy read once the channel
+        was confirmed is the match's until the reader notes the channel's next message, no older
+        than the events the reader hands out.  ``keep`` is the caller's to say: a copy must refuse
+        nobody the match would let in, and must not outlive keys that expire."""
+        channel = Topic.match(match_id).channel
+        with self._lock:
+            feed = self._feeds.get(channel)
+            if feed is None or feed.tip is None or not feed.confirmed.is_set():
+                return read()  # not followed: nothing would tell when a copy goes out of date
+            if feed.meta is not None and feed.meta_generation == feed.generation:
+                self.count("metas_spared", 1)
+                return feed.meta
+            joined = feed.meta_read
+            if joined is None or joined.generation != feed.generation:
+                joined, mine = None, _MetaRead(feed.generation)
+                feed.meta_read = mine
+        if joined is not None:  # a read began since the channel's last message: its result will do
+            joined.done.wait()
+            if joined.meta is not None:
+                self.count("metas_spared", 1)
+                return joined.meta
+            return read()
+        try:
+            meta = read()
+            if keep(meta):
+                mine.meta = meta
+                with self._lock:
+                    if feed.generation == mine.generation:  # else out of date already
+                        feed.meta, feed.meta_generation = meta, mine.generation
+            return meta
+        finally:
+            with self._lock:
+                if feed.meta_read is mine:
+                    feed.meta_read = None
+            mine.done.set()
+
     def end_all(self) -> None:
         """Send every waiting client of this process away (a stream ends, a long-poll answers), so a
         stopping server process is done with them at once rather than after its grace period."""
@@ -729,6 +792,7 @@ class LiveEvents:
                 with self._lock:
                     for feed in self._feeds.values():
                         feed.confirmed.clear()
+                        feed.generation += 1
                     self._to_sync = True
                 log.warning("live events: redis unavailable (%s); retrying in %.1f s", exc, delay)
                 time.sleep(delay)
@@ -799,6 +863,8 @@ class LiveEvents:
         feed = self._feeds.get(channel)
         if feed is None:
             return
+        with self._lock:
+            feed.generation += 1
         if kind == "subscribe":
             feed.confirmed.set()
         player_entry = kind == "message" and feed.topic.kind == PLAYER

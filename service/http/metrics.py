@@ -87,6 +87,8 @@ class Metrics:
             "encodings": "Event batches the live readers encoded (once per seat and wire form)",
             "deliveries": "Events the live readers handed to waiting clients as they came "
             "(not what a waiter caught up on)",
+            "metas_spared": "Reads of a match spared a spectator's long-poll (the match as last read, "
+            "nothing published since)",
         }
         children = {
             name: Counter(f"tabletop_live_{name}", described[name], registry=self.registry) for name in COUNTS

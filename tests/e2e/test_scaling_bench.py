@@ -134,6 +134,16 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
         # with paced matches, README).
         counted = rows["deliveries counted by the server per event received (both crowd windows)"][column]
         assert 0 < number(counted) < 5
+        # The spectators' long-polls that read no match (the first after each commit in a process
+        # reads it), over every long-poll sent in the crowd's windows.
+        spared = re.fullmatch(
+            rf"({NUMBER})% \(({NUMBER}) of ({NUMBER})\)",
+            rows["long-polls answered without reading the match (both crowd windows)"][column],
+        )
+        assert spared, rows["long-polls answered without reading the match (both crowd windows)"][column]
+        share, some, polled = (number(x) for x in spared.groups())
+        # (A poll sent before a window and answered in it counts on one side only: 25 long-poll here.)
+        assert 0 <= some <= polled + 25 and abs(share - 100 * some / polled) <= 0.5
 
 
 def test_the_live_counters_are_read_from_a_prometheus_text_summed_over_label_sets():

@@ -1,5 +1,6 @@
 """`tabletop serve` as the README runs it: no TABLETOP_REDIS_URL, so it starts a private Redis."""
 
+import email.utils
 import json
 import os
 import socket
@@ -49,6 +50,9 @@ def test_serve_without_redis_url_runs_on_a_private_redis(tmp_path):
         assert resp.status == 201 and len(created["tokens"]) == game.min_players
         with urllib.request.urlopen(f"{base}/v1/matches/{created['id']}", timeout=5) as resp:
             assert json.load(resp)["version"] == 0
+        # The Date header (formatted once a second, service/serving.py) is the time of the answer.
+        served = email.utils.parsedate_to_datetime(resp.headers["Date"]).timestamp()
+        assert abs(served - time.time()) < 5, resp.headers["Date"]
         assert (tmp_path / "var" / "redis").is_dir()
     finally:
         proc.terminate()

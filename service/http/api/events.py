@@ -21,8 +21,10 @@ from service.http.schemas.events import (
 from service.http.spec import OPTIONAL_SEAT, errors
 from service.http.waiters import waiter_quotas
 from service.live import LiveEvent, Subscription, Topic, poll_events, stream_events
+from service.matches import seating
+from service.matches.identity import ANONYMOUS, ANONYMOUS_CALLER
 from service.matches.operations import status_after
-from service.store import OVER_STATUSES, MatchMeta
+from service.store import ACTIVE, OVER_STATUSES, MatchMeta
 
 blp = Blueprint("events", __name__, url_prefix="/v1/matches", description="Events and the action log")
 
@@ -196,19 +198,28 @@ def wanted(req: Request) -> str:
     return kind if kind is not None else req.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
 
 
+def _open_to_all(meta: MatchMeta) -> bool:
+    """Whether a spectator's long-poll may be answered with a copy of the match's meta (see
+    :meth:`service.live.LiveEvents.match_meta`): the match is in play (its keys do not expire then) and
+    public (the copy lets in everyone the match does; a private one is read each time, and refuses)."""
+    return meta.status == ACTIVE and seating.readable(meta.life, ANONYMOUS_CALLER)
+
+
 def _events(query: dict[str, Any], headers: dict[str, Any], match_id: str) -> Any:
     """A page of events (a long-poll's included), or a stream's response."""
-    matches = services().matches
+    matches, who = services().matches, current_caller()
     kind = wanted(request)
-    if kind == JSON:
-        meta, state = matches.meta(match_id), None
-    else:  # a stream starts with a snapshot: the state too, in the same round trip
+    wait = query.get("wait", 0.0)
+    if kind != JSON:  # a stream starts with a snapshot: the state too, in the same round trip
         meta, state = matches.meta_and_state(match_id)
-    seat = matches.caller(meta, current_caller(), required=False)
+    elif wait > 0 and who.kind == ANONYMOUS:
+        meta, state = services().live.match_meta(match_id, lambda: matches.meta(match_id), _open_to_all), None
+    else:
+        meta, state = matches.meta(match_id), None
+    seat = matches.caller(meta, who, required=False)
     after = query.get("after") or headers.get("last_event_id") or "0-0"
     if kind != JSON:
         return _stream(meta, state, seat, after, kind)
-    wait = query.get("wait", 0.0)
     subscribe = subscriber(Topic.match(match_id))
     events, last, moving = poll_events(matches.store, matches.config, meta, seat, after, wait, subscribe)
     # Every commit writes at least one event (its action), so the events read tell how far the match
