@@ -6,14 +6,18 @@ With a thread per connection, 16 open streams stalled a process.  Here each conn
 Flask and flask-smorest run unchanged: gevent's monkey-patching makes sockets, locks and sleeps
 cooperative, redis-py, RQ's enqueue, flask-limiter and prometheus-client included.
 
-:class:`Worker` is gunicorn's gevent worker with the limits a public server needs:
+:class:`Worker` is gunicorn's gevent worker with the limits a public server needs, and less work per
+request:
 
 * the request line and headers must arrive within ``header_timeout_seconds`` (gunicorn's keep-alive
   timer, which also bounds an idle keep-alive connection), the whole body within
   ``body_timeout_seconds`` (else 408), and a response write may wait ``send_timeout_seconds`` for a
   client that does not read;
 * what gunicorn refuses before the app sees a request (a request line too long, a malformed header)
-  is answered in the API's JSON error shape rather than gunicorn's HTML page.
+  is answered in the API's JSON error shape rather than gunicorn's HTML page;
+* a response's head and first piece go out in one send, and three pieces of gunicorn's work per
+  request that did more than needed are done once a second, once per address, or when first needed
+  (:func:`install_per_request_cuts`).
 
 Per-request admission (how many requests work at once, a long-poll giving its place up, noticing a
 client that left) is the app's side, in :mod:`service.http.admission`.
