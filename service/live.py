@@ -432,12 +432,13 @@ class _Feed:
 
 
 class _MetaRead:
-    """A read of a match's meta that began at ``generation``; those who came while it was under way
-    take its result (``None``: it failed, or the match is not to be kept)."""
+    """A read of a match's meta that began at ``generation``: its outcome (the meta, or the error it
+    raised) is also that of the polls that came while it was under way."""
 
     def __init__(self, generation: int) -> None:
         self.generation = generation
         self.meta: MatchMeta | None = None
+        self.error: Exception | None = None
         self.done = threading.Event()
 
 
@@ -609,36 +610,43 @@ class LiveEvents:
         than the events the reader hands out.  ``keep`` is the caller's to say: a copy must refuse
         nobody the match would let in, and must not outlive keys that expire."""
         channel = Topic.match(match_id).channel
+        leading = False
         with self._lock:
             feed = self._feeds.get(channel)
             if feed is None or feed.tip is None or not feed.confirmed.is_set():
-                return read()  # not followed: nothing would tell when a copy goes out of date
-            if feed.meta is not None and feed.meta_generation == feed.generation:
+                feed = None  # not followed: nothing would tell when a copy goes out of date
+            elif feed.meta is not None and feed.meta_generation == feed.generation:
                 self.count("metas_spared", 1)
                 return feed.meta
-            joined = feed.meta_read
-            if joined is None or joined.generation != feed.generation:
-                joined, mine = None, _MetaRead(feed.generation)
-                feed.meta_read = mine
-        if joined is not None:  # a read began since the channel's last message: its result will do
-            joined.done.wait()
-            if joined.meta is not None:
-                self.count("metas_spared", 1)
-                return joined.meta
+            elif feed.meta_read is not None and feed.meta_read.generation == feed.generation:
+                under_way = feed.meta_read
+            else:
+                under_way = feed.meta_read = _MetaRead(feed.generation)
+                leading = True
+        if feed is None:
             return read()
+        if not leading:  # a read began since the channel's last message: its outcome will do
+            under_way.done.wait()
+            if under_way.error is not None:
+                raise under_way.error
+            if under_way.meta is None:  # its poll was stopped before it read: read anew
+                return read()
+            self.count("metas_spared", 1)
+            return under_way.meta
         try:
-            meta = read()
-            if keep(meta):
-                mine.meta = meta
-                with self._lock:
-                    if feed.generation == mine.generation:  # else out of date already
-                        feed.meta, feed.meta_generation = meta, mine.generation
-            return meta
+            meta = under_way.meta = read()
+        except Exception as exc:
+            under_way.error = exc
+            raise
         finally:
+            kept = under_way.meta is not None and keep(under_way.meta)
             with self._lock:
-                if feed.meta_read is mine:
+                if feed.meta_read is under_way:
                     feed.meta_read = None
-            mine.done.set()
+                if kept and feed.generation == under_way.generation:  # else out of date already
+                    feed.meta, feed.meta_generation = under_way.meta, under_way.generation
+            under_way.done.set()
+        return meta
 
     def end_all(self) -> None:
         """Send every waiting client of this process away (a stream ends, a long-poll answers), so a

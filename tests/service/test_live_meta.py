@@ -5,6 +5,7 @@ reads are counted by Redis itself (``INFO commandstats``)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -184,7 +185,9 @@ def test_polls_that_come_while_a_read_is_under_way_take_its_result(hub_and_meta)
         assert live.match_meta(table.id, reads, keep_all) is meta and reads.calls == 1  # kept
 
 
-def test_a_failed_read_is_not_shared_and_keeps_nothing(hub_and_meta):
+def test_a_failed_read_fails_the_polls_that_joined_it_at_once_and_keeps_nothing(hub_and_meta):
+    """A poll that joined a read gets its outcome, a failure too: during a Redis stall it waits for
+    no more than the read it joined (which began before it came), never for a read of its own after."""
     live, table, meta = hub_and_meta
     reads = Reads(meta)
     with followed(live, table.id):
@@ -192,24 +195,44 @@ def test_a_failed_read_is_not_shared_and_keeps_nothing(hub_and_meta):
         reads.fail = True
         errors: list[BaseException] = []
 
-        def leader() -> None:
+        def poll() -> None:
             try:
                 live.match_meta(table.id, reads, keep_all)
             except redis.ConnectionError as exc:
                 errors.append(exc)
 
-        first = threading.Thread(target=leader)
+        first = threading.Thread(target=poll)
         first.start()
         assert reads.started.wait(5)
-        follower = threading.Thread(target=leader)
+        follower = threading.Thread(target=poll)
         follower.start()
         time.sleep(0.1)
         reads.release.set()
         first.join(5)
         follower.join(5)
-        assert len(errors) == 2 and reads.calls == 2  # the follower read for itself, and failed too
+        assert len(errors) == 2 and reads.calls == 1
         reads.fail = False
-        assert live.match_meta(table.id, reads, keep_all) is meta and reads.calls == 3
+        assert live.match_meta(table.id, reads, keep_all) is meta and reads.calls == 2
+
+
+def test_no_poll_waits_on_another_match_s_read(hub_and_meta, client):
+    """A read holds no lock of the hub: a poll of another match, followed or not, goes on meanwhile."""
+    live, table, meta = hub_and_meta
+    other = Table(client, game="year_of_dragon", players=2, seed=36)
+    other_meta = live.store.load(other.id, state=False).meta
+    for follow in (False, True):
+        stuck = Reads(meta)
+        stuck.release.clear()
+        with followed(live, table.id) if follow else contextlib.nullcontext():
+            reader = threading.Thread(target=live.match_meta, args=(table.id, stuck, keep_all))
+            reader.start()
+            assert stuck.started.wait(5)
+            quick = Reads(other_meta)
+            began = time.monotonic()
+            assert live.match_meta(other.id, quick, keep_all) is other_meta
+            assert time.monotonic() - began < 1.0 and reader.is_alive(), follow
+            stuck.release.set()
+            reader.join(5)
 
 
 def test_a_commit_noted_during_a_read_keeps_it_from_being_kept(hub_and_meta):
