@@ -601,8 +601,9 @@ class LiveEvents:
     ) -> MatchMeta:
         """The match's meta as this process last read it (``read``) while it followed the match, if
         nothing came on the match's channel since that read began; else read now, and kept if ``keep``.
-        A read under way since the channel's last message is joined, not repeated: a commit wakes a
-        match's long-polls together, and they poll again together.
+        A read under way since the channel's last message is joined, not repeated, failure included
+        (a poll waits for one read at most: during a Redis stall, one timeout): a commit wakes a
+        match's long-polls together, and they poll again together.  No read holds the hub's lock.
 
         Every write of a match's meta is a commit, which publishes on that channel in the same script
         (``commit.lua``), and a lost connection unconfirms the channel: a copy read once the channel
