@@ -18,6 +18,7 @@ from service.http import admission, errors, http_policy, limits
 from service.http.api import EXTENSION, Services, register_blueprints
 from service.http.json_provider import OrjsonProvider
 from service.http.metrics import Metrics
+from service.http.routing import RememberingMap
 from service.http.schemas.errors import ErrorSchema
 from service.http.spec import describe_match_request, register_components
 from service.live import LiveEvents
@@ -51,6 +52,7 @@ class TabletopFlask(Flask):
 
     #: More distinct callables than an app has hooks and views: something makes them per request.
     MEMO_LIMIT = 1024
+    url_map_class = RememberingMap
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
