@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import email.utils
 import ipaddress
+import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -59,3 +62,49 @@ def test_a_server_process_uses_them(monkeypatch):
     assert util.http_date is serving.http_date
     assert message._ip_in_allow_list is serving.ip_in_allow_list
     assert wsgi.WSGIErrorsWrapper is serving.LazyErrors and wsgi.Response is serving.OneSendResponse
+
+
+#: Run in a process of its own: the collector's settings are the process's.
+_GC_PROBE = """
+import gc, json, weakref
+from gunicorn.config import Config
+from service import serving
+
+class Node:
+    pass
+
+class App:  # what gunicorn hands a worker: the app is made by ``wsgi()``
+    tabletop_config = None
+    def wsgi(self):
+        made.extend(object() for _ in range(5000))  # what the app makes at start-up
+        node = Node()
+        node.cycle = node  # and garbage it leaves in a cycle
+        left.append(weakref.ref(node))
+        return lambda environ, start_response: []
+
+left = []
+
+made = []
+before = gc.get_threshold()
+worker = serving.Worker(0, 0, [], App(), 30, Config(), None)
+assert gc.get_threshold() == before and gc.get_freeze_count() == 0  # nothing changed before the app
+worker.load_wsgi()
+frozen = gc.get_freeze_count()
+a, b = [], []
+a.append(b); b.append(a)  # a cycle made after start-up ...
+del a, b
+print(json.dumps({"before": before, "after": gc.get_threshold(), "frozen": frozen,
+                  "collected": gc.collect(),  # ... is still collected
+                  "left_alive": left[0]() is not None}))
+"""
+
+
+def test_a_server_process_tunes_the_cycle_collector_once_its_app_is_made():
+    out = subprocess.run([sys.executable, "-c", _GC_PROBE], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["after"] == [serving.GC_YOUNG_THRESHOLD, *seen["before"][1:]]
+    assert seen["before"][0] < serving.GC_YOUNG_THRESHOLD
+    assert seen["frozen"] > 5000  # start-up's objects, the app's included, are out of the collector's sight
+    assert seen["collected"] >= 2
+    assert not seen["left_alive"]  # start-up's garbage was collected, not kept for good
