@@ -186,9 +186,9 @@ def tune_gc() -> None:
       is moved out of the collector's sight (``gc.freeze``) after a collection of its garbage; it
       lives as long as the process;
     * the youngest generation is collected after :data:`GC_YOUNG_THRESHOLD` new objects rather than
-      700, so most of a request's objects are freed by their count before a pass looks at them, and
-      fewer survive into the older generations, whose passes come as often as before relative to
-      the young ones (Python's other two thresholds are kept).
+      700, so most of a request's objects are freed with their last reference before a pass looks
+      at them, and fewer survive into the older generations, whose passes come as often as before
+      relative to the young ones (Python's other two thresholds are kept).
 
     What stays uncollected for longer is garbage in reference cycles only: the crowd benchmark's
     server processes ended with the same resident memory as before (187-194 MiB against 187-193)."""
