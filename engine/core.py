@@ -39,6 +39,11 @@ output schemas ``view_schema``, ``result_schema``, ``event_schemas``, ``masked_a
     (a :class:`random.Random`), including the state's own RNG, so a searcher cannot peek at the future.
 ``heuristic(state, seat) -> float``
     A cheap evaluation of ``state`` for ``seat`` (higher is better), used by the greedy and search bots.
+``max_decisions(players) -> int``
+    A proven upper bound on the decisions (``apply`` calls) of any game with that many players, under
+    any options and whatever the seats choose: every game ends, and within this many decisions (the
+    derivation is in each game's ``flow.max_decisions``).  Loose on purpose: it must hold for the most
+    stubborn play, not describe a typical game.  OpenSpiel's ``max_game_length`` is this number.
 
 Randomness lives in the state (:class:`Rng`), so ``apply`` is deterministic: replaying the action log on
 ``setup(players, options, seed)`` reproduces the state byte for byte.  Seed and RNG state are secrets.
@@ -133,6 +138,7 @@ class Game(Protocol):
     def heuristic(self, state: Any, seat: int) -> float: ...
     def encode(self, state: Any) -> bytes: ...
     def decode(self, data: bytes) -> Any: ...
+    def max_decisions(self, players: int) -> int: ...
 
 
 # --------------------------------------------------------------------------------------------------
@@ -412,6 +418,8 @@ class GameRules(Generic[S]):
 
     ``forced`` and ``public_action`` are the optional ones: a game without decisions the engine plays
     itself, or without secret parts in its actions, leaves them ``None`` and pays nothing for them.
+    ``max_decisions`` is optional only for games outside the registry (test doubles): the research
+    adapters need it.
     """
 
     #: ``setup.setup(players, options, seed)``: a fresh state; ``options`` already resolved.
@@ -439,6 +447,9 @@ class GameRules(Generic[S]):
     #: ``view.public_action(state, action)``: the action as the other seats see it (one of the game's
     #: ``masked_actions``) when part of it is secret, else ``None``.
     public_action: Callable[[S, Action], Action | None] | None = None
+    #: ``flow.max_decisions(players)``: the proven bound on a game's decisions (see :class:`Game`);
+    #: every registered game declares one.
+    max_decisions: Callable[[int], int] | None = None
 
 
 def _action_events(rules: GameRules[S], state: S, seat: int, action: Action) -> list[Event]:
@@ -564,6 +575,7 @@ class GameBase(Generic[S]):
             heuristic=role("heuristic").heuristic,
             forced=getattr(flow, "forced", None),
             public_action=getattr(view, "public_action", None),
+            max_decisions=getattr(flow, "max_decisions", None),
         )
 
     def __init__(self) -> None:
@@ -615,6 +627,13 @@ class GameBase(Generic[S]):
 
     def clone(self, state: S) -> S:
         return state.clone()
+
+    def max_decisions(self, players: int) -> int:
+        bound = self._rules.max_decisions
+        if bound is None:
+            raise NotImplementedError(f"{self.id} declares no bound on its decisions (flow.max_decisions)")
+        check_players(self, players)
+        return bound(players)
 
     def encode(self, state: S) -> bytes:
         return pack(self.id, self.encoding_version, state.to_json())

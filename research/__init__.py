@@ -1,4 +1,5 @@
-"""Our games for learning frameworks (the ``research`` extra: ``pip install tabletop[research]``).
+"""Our games for learning frameworks (the ``research`` extra; from a clone of the repository:
+``pip install -e '.[research]'``, see the README's research section).
 
 * :mod:`research.actions`: the stable integer id of every action (the frameworks' action space).
 * :mod:`research.observation`: observation and information-state strings and tensors, built from a

@@ -24,14 +24,21 @@ Modelling choices, and why:
 * **resample_from_infostate** is ``game.determinize`` for that seat: every hidden thing (other hands,
   deck order, the generator) resampled, consistent with everything the seat has seen.
 * **Returns** are rank-based and zero-sum (first +1, last -1), from ``game.result``.
-* **max_game_length** is a bound measured with margin (twice the longest of many random playouts), not
-  a rule of the game.
+* **max_game_length** is ``game.max_decisions(players)``: a bound each game derives from its rules
+  (``flow.max_decisions``), so no game, however stubborn its players, lasts longer.  It is loose on
+  purpose (typical games use a quarter to two thirds of it).
+* **Pickling and deep copies** (multiprocessing, Ray) go through OpenSpiel's own state serialization
+  (``state.serialize()``, ``game.deserialize_state``) and the game's string: a copy has the same
+  observations, legal actions, history and continuation, the state's random generator included.
+  OpenSpiel's default pickling would serialize the *game* with its random generator, which a Python
+  sampled-stochastic game cannot provide ("GetRNGState unimplemented").
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -53,8 +60,6 @@ from research.observation import (
 
 #: Prefix of the registered OpenSpiel short names.
 PREFIX = "tabletop_"
-#: Player decisions per seat that bound a game (about twice the longest random playout seen).
-_MOVES_PER_SEAT = {"taj_mahal": 120, "china": 80, "year_of_dragon": 80, "confucius": 200}
 _DEFAULT_PLAYERS = 3
 
 
@@ -186,7 +191,7 @@ class TabletopGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=_MOVES_PER_SEAT[engine_game.id] * self.players,
+            max_game_length=engine_game.max_decisions(self.players),
         )
         super().__init__(game_type(engine_game), info, merged)
 
@@ -205,6 +210,24 @@ class TabletopGame(pyspiel.Game):
 
     def next_seed(self) -> int:
         return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the game's string (its name and parameters): OpenSpiel's default would ask the game
+        for its random generator, which a Python sampled-stochastic game cannot give."""
+        return (_loaded, (str(self),))
+
+
+@lru_cache(maxsize=64)
+def _loaded(game_string: str) -> pyspiel.Game:
+    """The game of ``str(game)``, loaded once per process (states unpickled there share it, as the states
+    of one process share their game)."""
+    return pyspiel.load_game(game_string)
+
+
+def _restored(game_string: str, data: str) -> pyspiel.State:
+    """A state from ``state.serialize()`` (history, move number and the Python attributes: the deal's
+    seed and the engine state with its random generator)."""
+    return _loaded(game_string).deserialize_state(data)
 
 
 class TabletopState(pyspiel.State):
@@ -269,6 +292,19 @@ class TabletopState(pyspiel.State):
             box.game, box.game.determinize(box.state, player_id, rng), box.ready().resampled_for(player_id)
         )
         return clone
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle (multiprocessing, Ray workers) through OpenSpiel's state serialization and the game's
+        string; see the module docstring."""
+        return (_restored, (str(self.get_game()), self.serialize()))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TabletopState:
+        return self.clone()  # type: ignore[no-any-return]  # pyspiel is untyped
+
+    def __copy__(self) -> TabletopState:
+        """A state is mutable, so even a shallow copy is a clone (sharing the engine state would let one
+        copy's moves change the other)."""
+        return self.clone()  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
         """The public view and a digest of the full state: equal strings mean equal states."""

@@ -9,8 +9,10 @@ release, which cards to keep) go to whoever must make them.
 * **Observation space**: a ``Dict`` with ``"observation"``, the hashed encoding of the agent's view
   (:mod:`research.observation`; built from ``game.view`` only), and ``"action_mask"``, 1 for each legal
   id of the agent to move and all zeros for every other agent (the PettingZoo convention).
-* **Rewards**: 0 until the game ends, then rank-based and zero-sum (first +1, last -1).  A game always
-  ends, so nothing is truncated.
+* **Rewards**: 0 until the game ends, then rank-based and zero-sum (first +1, last -1).
+* **Truncation**: after ``max_steps`` decisions without an end every agent is truncated (reward 0).
+  The default is ``game.max_decisions(players)``, the bound each game derives from its rules, which
+  no game reaches; pass a smaller ``max_steps`` to cut episodes short on purpose.
 * ``reset(seed=s)`` deals game ``s`` (``game.setup(players, options, seed=s)``), so a seed reproduces a
   deal exactly; without a seed each reset deals a fresh game.
 
@@ -47,12 +49,17 @@ class TabletopEnv(AECEnv):
         players: int = 3,
         options: dict[str, Any] | None = None,
         render_mode: str | None = None,
+        max_steps: int | None = None,
     ) -> None:
         super().__init__()
         self.game = get_game(game_id)
         self.players = players
         self.options = dict(options or {})
         self.game.setup(players, self.options, seed=0)  # refuse bad players/options at construction
+        self.max_steps = self.game.max_decisions(players) if max_steps is None else int(max_steps)
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, not {max_steps!r}")
+        self.steps = 0
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
@@ -84,6 +91,7 @@ class TabletopEnv(AECEnv):
         is PettingZoo's per-reset dict and is ignored: the game's options are fixed at construction."""
         deal = seed if seed is not None else self._seeds.getrandbits(63)
         self.state = self.game.setup(self.players, self.options, seed=deal)
+        self.steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -117,6 +125,7 @@ class TabletopEnv(AECEnv):
             raise ValueError(f"{agent}: action {action!r} is not legal now (see the action mask)")
         self._cumulative_rewards[agent] = 0.0
         self.game.apply(self.state, self.codec.decode(int(action)))
+        self.steps += 1
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.game.to_move(self.state) is None:
             returns = rank_returns(self.game, self.state, self.players)
@@ -124,6 +133,10 @@ class TabletopEnv(AECEnv):
                 self.rewards[a] = returns[self._seat[a]]
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos = {a: {"result": self.game.result(self.state)} for a in self.agents}
+        elif self.steps >= self.max_steps:
+            self.truncations = dict.fromkeys(self.agents, True)  # no result: rewards stay 0
+            self._legal = []  # the episode is over: every mask is empty
+            self.infos = {a: {"truncated_after": self.steps} for a in self.agents}
         else:
             self._select()
         self._accumulate_rewards()
@@ -145,5 +158,6 @@ class TabletopEnv(AECEnv):
 
 
 def env(game_id: str, players: int = 3, options: dict[str, Any] | None = None, **kwargs: Any) -> TabletopEnv:
-    """A :class:`TabletopEnv` (the PettingZoo ``env()`` convention)."""
+    """A :class:`TabletopEnv` (the PettingZoo ``env()`` convention); ``kwargs``: ``render_mode``,
+    ``max_steps``."""
     return TabletopEnv(game_id, players, options, **kwargs)

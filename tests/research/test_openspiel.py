@@ -33,6 +33,14 @@ def test_every_game_is_registered_with_its_options_as_parameters():
         assert {"players", "seed", *game.options.get("properties", {})} == set(spec)
 
 
+def test_max_game_length_is_the_games_proven_bound():
+    """OpenSpiel's bound is the engine's ``max_decisions`` (derived from each game's rules), which the
+    random simulation test above checks every playout against."""
+    for gid, game in GAMES.items():
+        for n in range(game.min_players, game.max_players + 1):
+            assert load(gid, players=n).max_game_length() == game.max_decisions(n)
+
+
 def test_options_reach_the_engine_and_bad_ones_are_refused():
     game = load("year_of_dragon", players=4, large_privilege_cost=7, seed=5)
     state = game.new_initial_state()

@@ -63,3 +63,35 @@ def test_an_illegal_action_is_refused():
     illegal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match="not legal"):
         e.step(illegal)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_an_episode_past_max_steps_is_truncated(game_id):
+    """Every agent is truncated (not terminated, reward 0, empty masks) after ``max_steps`` decisions."""
+    e = env(game_id, 3, max_steps=12)
+    e.reset(seed=2)
+    made = 0
+    for _agent in e.agent_iter(1000):
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            assert truncated and not terminated and reward == 0.0
+            assert info == {"truncated_after": 12} and not obs["action_mask"].any()
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        made += 1
+    assert made == 12 and not e.agents
+    assert GAMES[game_id].to_move(e.state) is not None  # the game itself was not over
+
+
+def test_truncation_keeps_the_pettingzoo_api():
+    api_test(env("confucius", 3, max_steps=7), num_cycles=100)
+
+
+def test_the_default_limit_is_the_game_bound():
+    for gid in GAME_IDS:
+        game = GAMES[gid]
+        for n in (game.min_players, game.max_players):
+            assert env(gid, n).max_steps == game.max_decisions(n)
+    with pytest.raises(ValueError, match="max_steps"):
+        env("china", 3, max_steps=0)

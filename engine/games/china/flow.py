@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.core import Event, event
 
-from .components import COLOURS, DISPLAY_SIZE, PROVINCES
+from .components import CARDS_IN_PLAY, COLOURS, DISPLAY_SIZE, EMISSARIES, HOUSES, PROVINCES, SPACES
 from .legal import ALL_PROVINCES, legal_actions
 from .scoring import FINAL_CATEGORIES, final_points, province_points
 from .state import DRAW, FREE, OVER, TURN, State, card_list
@@ -112,6 +112,24 @@ def _end_game(st: State, rule: str, events: list[Event]) -> None:
     st.seat = -1
     st._legal = None
     events.append(event("game_over", rule=rule, final_scoring=final, scores=st.scores[:]))
+
+
+def max_decisions(players: int) -> int:
+    """A proven bound on the decisions of a game (engine.core.Game.max_decisions).
+
+    A turn starts with a piece, a swap or (variant) a fortification (R23, R24, R64); a turn that
+    offers none of them is skipped without a decision (R55).  A placing turn places at least one of
+    the pieces that can ever be placed (houses: at most one per space, R32; emissaries, R33) and asks
+    at most one more question (a second piece or finish, R26): two decisions per piece at most.  A
+    player fortifies once (R64).  Every draw decision takes one card from the pile or the display
+    (R45, R46), and cards enter them only at setup and at the one reshuffle (R50; the second
+    exhaustion starts the final round, R52): at most twice the cards in play.  A swap is always
+    followed by its draw (R24, R49), so swaps are at most the draws.
+    """
+    n = players
+    pieces = min(n * HOUSES, len(SPACES)) + n * EMISSARIES
+    draws = 2 * sum(CARDS_IN_PLAY[n])
+    return 2 * pieces + n + 2 * draws
 
 
 def to_move(st: State) -> int | None:

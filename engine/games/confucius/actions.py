@@ -216,6 +216,9 @@ def _swap_officials(state: State, p: int, action: Action, ev: list[Event]) -> No
     j = space_index(action["other_ministry"], action["other_space"])
     for field in (state.tile, state.owner, state.secured):
         field[i], field[j] = field[j], field[i]
+    t = state.transferred  # R62a follows the official, not the space
+    if (t >> i & 1) != (t >> j & 1):
+        state.transferred = t ^ (1 << i | 1 << j)
 
 
 def _redeploy_army(state: State, p: int, action: Action, ev: list[Event]) -> None:

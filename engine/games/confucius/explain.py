@@ -210,6 +210,27 @@ def _price_reason(state: State, p: int, i: int, where: str, rule: str) -> tuple[
     return None
 
 
+def _transfer_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
+    """R62: one of the player's own markers, in an unresolved ministry, to another player; R62a: an
+    official whose marker already changed hands by Transfer Influence this round stays put."""
+    i, where, empty = _official(state, action)
+    if empty:
+        return "R62", empty
+    if state.resolved[i // SPACES]:
+        return "R91", f"{action['ministry']} is resolved; nothing in it can change"
+    if state.owner[i] != p:
+        return "R62", f"the official on {where} {_marker(state, i, p)}; you can transfer only your own"
+    if action["recipient"] == p:
+        return "R62", "influence is transferred to another player"
+    if state.transferred >> i & 1:
+        return (
+            "R62a",
+            f"the official on {where} already changed hands by Transfer Influence this round; "
+            "it can be transferred again from the next round",
+        )
+    return None
+
+
 def _nominate_reason(state: State, p: int, action: Action) -> tuple[str, str] | None:
     """R44: an empty student space, and not while the player already has a student."""
     if p in state.students:
@@ -297,6 +318,7 @@ _TARGET_REASONS = {
     "petition_swap_officials": _swap_reason,
     "petition_replace_influence": _replace_influence_reason,
     "reward_bribery": _bribery_card_reason,
+    "transfer_influence": _transfer_reason,
 }
 
 

@@ -16,7 +16,16 @@ from engine.core import Action, Event, event
 
 from . import exam, ministries, scoring
 from .cards import KINDS, card_set, hand_size
-from .components import HAND_LIMIT, MINISTRIES, WALL_SPACES
+from .components import (
+    CARDS_PER_KIND,
+    CUBES_BY_COUNT,
+    DISTANT_LANDS,
+    HAND_LIMIT,
+    MINISTRIES,
+    REWARD_COUNTS,
+    SPACES,
+    WALL_SPACES,
+)
 from .cubes import SPACE_COUNT
 from .gifts import active_cubes
 from .military import resolve_invasions
@@ -35,6 +44,7 @@ def start_round(state: State, ev: list[Event]) -> None:
     state.passed = [0] * n
     state.forced = 0
     state.court = 0
+    state.transferred = 0  # R62a: every official may change hands once more this round
     ev.append(event("round_started", round=state.round, cubes=state.cubes[:]))
     if state.round == 1:
         state.cm = state.rng.below(n)  # R26: chosen at random in round 1
@@ -255,6 +265,37 @@ def to_move(state: State) -> int | None:
 _PUBLIC_LONE_OPTIONS = frozenset(
     {"pay", "choose_distant_land", "place_candidate", "give_influence", "end_tutoring"}
 )
+
+
+def max_decisions(players: int) -> int:
+    """A proven bound on the decisions of a game (engine.core.Game.max_decisions).
+
+    The game lasts at most 9 rounds (R100: one Great Wall piece per round, R78).  In one round:
+    one Chief Minister choice (R26); at most ``5n - 1`` paid box actions, since each costs at least one
+    active cube (R33, R34: only Transfer Influence costs none), a player has at most 5 (R25) and the
+    Chief Minister's fifth is on Imperial Favour (R27), each with at most one payment (D3); at most 21
+    transfers (R62a: each official once per round); a pass per player (R30); the Imperial Favour
+    action and its payment (R77); tutoring, one card per decision plus one ``end_tutoring`` per player,
+    at most the 66 cards of the deck plus ``n`` (R83); one candidate placement (R88); a discard per
+    player (R98).  Over the game: each of the 10 reward cards is played once (R69) with at most two more
+    decisions (the Extra Action's box action, a payment); each player reaches each of the 5 Distant
+    Lands once (R47, D4); each of the 3 ministries is resolved once with at most ``n - 2`` influence
+    choices (R91, D7).  Loose (real games are a fifth of it), but it holds for any play.
+    """
+    n = players
+    paid = n * max(CUBES_BY_COUNT) - 1
+    per_round = (
+        1  # D1
+        + 2 * paid  # D2 box actions and their D3 payments
+        + len(MINISTRIES) * SPACES  # R62a
+        + n  # passes
+        + 2  # D8 Imperial Favour and its payment
+        + (sum(CARDS_PER_KIND) + n)  # D5 tutoring
+        + 1  # D6
+        + n  # D9
+    )
+    per_game = 3 * sum(REWARD_COUNTS) + n * len(DISTANT_LANDS) + len(MINISTRIES) * (n - 2)
+    return WALL_SPACES * per_round + per_game
 
 
 def forced(state: State, only: Action) -> bool:

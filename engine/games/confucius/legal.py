@@ -168,10 +168,11 @@ def box_actions(state: State, p: int) -> list[Action]:
                 for r in others:
                     if given[r * n + p] <= v:
                         out.append({"type": "give_gift", "value": v, "recipient": r})
-    for m in unresolved:  # R62: costs no cube
+    transferred = state.transferred
+    for m in unresolved:  # R62: costs no cube; R62a: each official once per round
         name = MINISTRIES[m]
         for i, space in NUMBERED[m]:
-            if owner[i] == p:
+            if owner[i] == p and not transferred >> i & 1:
                 out += [
                     {"type": "transfer_influence", "ministry": name, "space": space, "recipient": r}
                     for r in others

@@ -52,8 +52,10 @@ def bribe_allowed(state: State, p: int, table: list[list[int]]) -> list[bool]:
 
 def transfer(state: State, i: int, p: int, receiver: int, ev: list[Event]) -> None:
     """R62: ``p``'s marker on space ``i`` becomes ``receiver``'s in the same state; a gift ``p`` holds
-    from the receiver is cancelled."""
+    from the receiver is cancelled.  R62a: the official is marked, so it cannot change hands again by
+    Transfer Influence this round (the receiver cannot hand it back and forth for ever)."""
     state.owner[i] = receiver
+    state.transferred |= 1 << i
     ev.append(event("influence_transferred", seat=p, receiver=receiver, space=space_name(i)))
     if state.given[receiver * state.n + p]:
         cancel(state, receiver, p, "R62", ev)

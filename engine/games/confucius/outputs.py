@@ -103,6 +103,11 @@ SPACE = named(
         },
         marker=nullable(SEAT),
         secured=BOOL,
+        transferred={
+            **BOOL,
+            "description": "its marker changed hands by Transfer Influence this round, so it cannot "
+            "be transferred again until the next round (R62a)",
+        },
     ),
 )
 

@@ -151,6 +151,9 @@ class State:
     court
         the Court / End of Round step the round has reached (flow.STAGES), so a step interrupted by a
         decision resumes where it stopped
+    transferred
+        bit mask over the official spaces: the officials whose marker changed hands by Transfer
+        Influence this round (R62a: at most once per official per round)
     res_m, res_hold
         Ministry Resolution in progress: its ministry (-1 none) and the seat holding each space's
         influence (own or temporary marker)
@@ -173,6 +176,7 @@ class State:
         "res_hold",
         "rewards",
         "rng",
+        "transferred",
     )
     tile: list[int]
     owner: list[int]
@@ -228,6 +232,7 @@ class State:
     outcome: dict[str, Any] | None
     colours: tuple[int, ...]
     rng: Rng
+    transferred: int
     _legal: list[Action] | None
 
     def clone(self) -> State:
@@ -237,6 +242,7 @@ class State:
         for name in _LISTS:
             setattr(new, name, getattr(self, name)[:])
         new.rng = self.rng.copy()
+        new.transferred = self.transferred
         new.boxes = [b[:] for b in self.boxes]
         new.rewards = [r[:] for r in self.rewards]
         new.res_hold = self.res_hold[:]
@@ -256,6 +262,7 @@ class State:
             ctx=self.ctx,
             outcome=self.outcome,
             colours=self.colours,
+            transferred=self.transferred,
         )
         return doc
 
@@ -267,5 +274,7 @@ class State:
         new.rng = Rng(doc["rng"])
         # States stored before seats had colours of their own: seat order.
         new.colours = tuple(doc.get("colours", range(new.n)))
+        # States stored before R62a: no transfer recorded this round.
+        new.transferred = doc.get("transferred", 0)
         new._legal = None
         return new

@@ -89,6 +89,7 @@ def _ministry(state: State, m: int) -> dict[str, Any]:
             "tile": None if tile < 0 else "candidate" if tile == CANDIDATE else tile,
             "marker": state.owner[i] if state.owner[i] >= 0 else None,
             "secured": bool(state.secured[i]),
+            "transferred": bool(state.transferred >> i & 1),  # R62a
         }
         if resolving:
             space["influence_held_by"] = state.res_hold[k]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine.core import Event, event
 
 from . import scoring
-from .components import CARD, POINTS, SPECIAL
+from .components import CARD, POINTS, SPECIAL, STANDARD
 from .legal import current_cities, free_cities
 from .state import OVER, TAKE, TURN, State
 
@@ -251,6 +251,25 @@ def _end_game(s: State, events: list[Event]) -> None:
             rule="R61",
         )
     )
+
+
+def max_decisions(players: int) -> int:
+    """A proven bound on the decisions of a game (engine.core.Game.max_decisions).
+
+    There is one visit per province (R19).  In a visit every player withdraws once (R22, R32); each
+    withdrawal takes at most 2 display cards (R48, one for the last player: ``2n - 1`` take decisions)
+    and draws at most one card (R47); palace decisions place one regular palace each on a free city
+    of the province, plus one crowned palace (R36, R37).  Every play lays exactly one coloured card
+    from the hand (R24), so the plays of the whole game are at most the cards that ever enter the
+    hands: the opening hands (R14), ``3n - 1`` per visit (takes and R47 draws) and the card bonus
+    tiles (R42).  Special cards only accompany a coloured card (R57).
+    """
+    comp, n = STANDARD, players
+    visits = len(comp.province_cities)
+    card_bonus = sum(v for k, v in zip(comp.bonus_kind, comp.bonus_value, strict=True) if k == CARD)
+    plays: int = n * comp.hand_size[n] + visits * (3 * n - 1) + card_bonus
+    palaces = max(len(cities) for cities in comp.province_cities) + 1
+    return plays + visits * (n + palaces + 2 * n - 1)
 
 
 def to_move(s: State) -> int | None:

@@ -11,7 +11,17 @@ from collections.abc import Callable
 
 from engine.core import Action, Event, event
 
-from .components import ACTION_IDS, GROUP_SIZES, NO_PERSON_ROUND, ROUNDS
+from .components import (
+    ACTION_BASE,
+    ACTION_BONUS,
+    ACTION_IDS,
+    ACTION_INDEX,
+    GROUP_SIZES,
+    NO_PERSON_ROUND,
+    ROUNDS,
+    SUPPLY,
+    SYMBOLS,
+)
 from .monthly_events import EVENT_RULES, decay, month_event, resolve
 from .palaces import track_order
 from .scoring import score_final, score_round
@@ -111,6 +121,32 @@ def finish(state: State, events: list[Event]) -> None:
     events.append(score_final(state))
     state.phase = OVER
     state.turn = 0
+
+
+def max_decisions(players: int) -> int:
+    """A proven bound on the decisions of a game (engine.core.Game.max_decisions).
+
+    Per seat: the court (R14) and the placing of its two persons; in each of the 12 months (R21) one
+    action choice (R23) and then either one privilege choice (R34) or one decision per floor built
+    (R29: 1 plus a hammer per craftsman symbol; at month ``r`` a seat holds at most its 2 court persons
+    and ``r - 1`` recruits, and no more craftsmen than the supply has); in the 11 months with a Person
+    phase one card (R36) and one placing or replacing (R37); and one release decision per person it
+    ever released (R40-R48), at most the persons it ever gained.
+    """
+    build = ACTION_INDEX["build"]
+    hammers = sorted(
+        (w for k, w in enumerate(SYMBOLS[ACTION_BONUS[build]]) if w for _ in range(SUPPLY[players][k])),
+        reverse=True,
+    )
+    person_months = ROUNDS - (1 if 1 <= NO_PERSON_ROUND <= ROUNDS else 0)
+    court = 2
+    per_seat = 1 + court  # DP1, DP2
+    for month in range(1, ROUNDS + 1):
+        held = court + month - 1
+        per_seat += 1 + max(1, ACTION_BASE[build] + sum(hammers[:held]))  # DP3, then DP4 or DP5
+    per_seat += 2 * person_months  # DP6, DP7/DP8
+    per_seat += court + person_months  # DP9-DP12: releases
+    return players * per_seat
 
 
 def to_move(state: State) -> int | None:

@@ -196,7 +196,13 @@ def test_ex_06_later_in_the_same_actions_phase():
     assert {"type": "bribe_official", "ministry": "gongbu", "space": 6} not in legal(state)
     act(state, WHITE, "transfer_influence", ministry="bingbu", space=3, recipient=PURPLE)
     assert cubes(state, WHITE) == 3
-    assert space(state, "bingbu", 3) == {"space": 3, "tile": 2, "marker": PURPLE, "secured": False}
+    assert space(state, "bingbu", 3) == {
+        "space": 3,
+        "tile": 2,
+        "marker": PURPLE,
+        "secured": False,
+        "transferred": True,  # R62a
+    }
     assert (PURPLE, WHITE, 2) not in gifts(state)
     assert player(state, PURPLE)["gifts"]["2"] == "removed"
     act(state, YELLOW, "start_voyage", count=1)
@@ -335,7 +341,13 @@ def test_ex_09_imperial_examination():
     assert pending(state)["decision"] == "place_candidate" and pending(state)["seat"] == WHITE
     assert {(a["ministry"], a["space"]) for a in legal(state)} == {("gongbu", s) for s in (1, 2, 6, 7)}
     act(state, WHITE, "place_candidate", ministry="gongbu", space=2)
-    assert space(state, "gongbu", 2) == {"space": 2, "tile": "candidate", "marker": WHITE, "secured": True}
+    assert space(state, "gongbu", 2) == {
+        "space": 2,
+        "tile": "candidate",
+        "marker": WHITE,
+        "secured": True,
+        "transferred": False,
+    }
     assert view(state)["candidate"] is not None and view(state)["candidate"] != "gongbu"
     assert view(state)["students"] == {"red": None, "orange": None}
 
@@ -353,7 +365,13 @@ def test_ex_09_variant_full_gongbu():
             act(state, seat, "end_tutoring")
     assert {(a["ministry"], a["space"]) for a in legal(state)} == {("gongbu", 1), ("gongbu", 2)}
     act(state, WHITE, "place_candidate", ministry="gongbu", space=1)
-    assert space(state, "gongbu", 1) == {"space": 1, "tile": "candidate", "marker": WHITE, "secured": True}
+    assert space(state, "gongbu", 1) == {
+        "space": 1,
+        "tile": "candidate",
+        "marker": WHITE,
+        "secured": True,
+        "transferred": False,
+    }
 
 
 def at_resolution(board: dict, chits: dict, gift_list: list[str]):
@@ -834,6 +852,7 @@ def test_e_10_candidate_into_a_full_ministry_then_a_dead_candidate():
         "tile": "candidate",
         "marker": GREEN,
         "secured": True,
+        "transferred": False,
         "influence_held_by": GREEN,
     }
     assert [e["candidate"] for e in events_of(events, "candidate_removed")] == ["bingbu"]
@@ -940,8 +959,10 @@ def test_e_13_passing_and_zero_cube_turns():
     act(state, white, "transfer_influence", ministry="gongbu", space=6, recipient=black)
     assert space(state, "gongbu", 6)["marker"] == black and not space(state, "gongbu", 6)["secured"]
     assert gifts(state) == set() and view(state)["players"][white]["cubes"] == 0
+    assert space(state, "gongbu", 6)["transferred"]  # R62a: Black cannot hand it on this round
     act(state, green, "no_action")
-    act(state, black, "pass")
+    # Black, with no cube, no reward card and no marker he may transfer, passes automatically (R32).
+    assert view(state)["players"][black]["passed"] and pending(state)["seat"] == white
     assert set(map(str, legal(state))) == {str({"type": "reward_cash"}), str({"type": "pass"})}
 
 

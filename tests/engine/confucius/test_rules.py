@@ -165,7 +165,13 @@ def test_reward_cards_cash_gift_recruit_and_bribery():
     targets = {(a["card"], a["space"]) for a in legal(state, "reward_bribery")}
     assert targets == {("bribery_hubu", 3), ("bribery_hubu", 5)}  # #4 is secured
     act(state, WHITE, "reward_bribery", card="bribery_hubu", ministry="hubu", space=3)  # pays c3
-    assert space(state, "hubu", 3) == {"space": 3, "tile": 3, "marker": WHITE, "secured": False}
+    assert space(state, "hubu", 3) == {
+        "space": 3,
+        "tile": 3,
+        "marker": WHITE,
+        "secured": False,
+        "transferred": False,
+    }
     for card, fields in (("reward_cash", {}), ("reward_gift", {"value": 6}), ("reward_recruit_army", {})):
         act(state, GREEN, "no_action")
         act(state, BLACK, "no_action")
@@ -276,7 +282,13 @@ def test_petition_effects():
         elif petition.endswith("army"):
             assert [b["army"] for b in v["foreign_lands"][0]["boxes"]] == [None, None, GREEN]
         else:
-            assert space(again, "gongbu", 1) == {"space": 1, "tile": 3, "marker": WHITE, "secured": True}
+            assert space(again, "gongbu", 1) == {
+                "space": 1,
+                "tile": 3,
+                "marker": WHITE,
+                "secured": True,
+                "transferred": False,
+            }
 
 
 def test_coat_petition_only_towards_equal_or_lower_seniority():

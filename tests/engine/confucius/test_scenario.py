@@ -85,7 +85,13 @@ def test_builder_takes_pieces_out_of_their_supplies():
     assert v["players"][0]["hand"] == {"c1": 0, "c2": 0, "c3": 4}
     assert v["deck"] == 66 - 4 - 3 - 3 and v["junk_supply"] == 20
     assert v["official_stack"] == 24 - 9 - 1
-    assert v["ministries"][1]["spaces"][0] == {"space": 1, "tile": 7, "marker": 0, "secured": False}
+    assert v["ministries"][1]["spaces"][0] == {
+        "space": 1,
+        "tile": 7,
+        "marker": 0,
+        "secured": False,
+        "transferred": False,
+    }
 
 
 def test_the_view_shows_the_colours_the_players_were_built_with():
