@@ -11,7 +11,8 @@ worker`` processes (each a quick and a thinking lane, a clock keeper and a sweep
 runs), then, through the API only:
 
 1. the operator creates an app (admin API); with its key the bench creates ``--matches`` matches per
-   game with ``"rated": true``, every seat a built-in bot (rater ``builtin:<level>``), keeping
+   game with ``"rated": true``, every seat a built-in bot (rater ``builtin:<level>``, or
+   ``builtin:<level>@<think_ms>`` for a searching level at a shortened think budget), keeping
    ``--in-flight`` of them running at once so the workers always have work and no queue piles up;
 2. the seats rotate: each game plays every player count it allows with distinct levels (2 to 4: five
    seats would seat one level twice, and a level against itself teaches its rating nothing), each
@@ -61,6 +62,7 @@ from devtools.private_redis import PrivateRedis
 from engine.ai import LEVELS
 from engine.registry import GAMES
 from service.matches.bots import LANES, BotQueue
+from service.matches.ratings import bot_rater
 from service.store import Store, connect
 
 ADMIN_TOKEN = "bench-ladder-admin-token"
@@ -277,19 +279,21 @@ def play_game(client: Client, auth: dict[str, str], game_id: str, args: argparse
             progress(f"{game_id}: {done}/{len(plan)} matches over")
     played = time.monotonic() - started
     unfinished = list(running) + [f"(not created: {len(pending)})"] * bool(pending)
-    # The ratings trail the matches' status by the outbox's carrying: wait until they add up.
+    # The ratings trail the matches' status by the outbox's carrying: wait until they add up.  A level
+    # at a shortened think_ms is rated as its own player (builtin:normal@25): those are this ladder's.
+    raters = {bot_rater(level, think.get(level)): level for level in LEVELS}
     expected = sum(seats_played.values())
     rows: list[dict[str, Any]] = []
     patience = time.monotonic() + RATING_PATIENCE
     while True:
-        rows = [r for r in leaderboard(client, auth, game_id) if str(r["player"]).startswith("builtin:")]
+        rows = [r for r in leaderboard(client, auth, game_id) if str(r["player"]) in raters]
         rated = sum(int(r["matches"]) for r in rows)
         if rated >= expected or time.monotonic() > patience:
             break
         time.sleep(0.25)
     rungs = []
     for row in rows:
-        level = str(row["player"]).removeprefix("builtin:")
+        level = raters[str(row["player"])]
         rung = Rung(
             level,
             int(row["rank"]),

@@ -38,6 +38,21 @@ Printed per worker count:
   not the scheduler, set the pace (RQ's own work between two jobs is not job time, so "busy jobs"
   stays under 100% even then).
 
+**Cost** (issue 42, ``--cost``): what one ``POST /v1/tournaments`` of a 9,900-match round robin (100
+bot entrants, two a match, each pair twice, ``--cost-parallel`` in flight: 10,000 by default, the
+issue's measured case) costs the server, and what cancelling it costs, on this checkout and, with
+``--baseline DIR``, on another one (a ``git worktree`` of the commit before), each on a fresh private
+Redis and its own ``tabletop serve`` (no worker: the request alone is measured), in one run:
+
+    git worktree add /tmp/base-t HEAD~1       # the code before (any commit)
+    python -m bench.tournament --cost --baseline /tmp/base-t
+    git worktree remove /tmp/base-t
+
+Printed per checkout: the creation request's time, Redis's memory and keys it added, the RQ jobs it
+queued, the matches that exist after it, and the cancel request's time; then each figure's ratio
+(before / after).  The exit status is 2 when this checkout's cancel took 2 s or more (issue 42's bound;
+a generous one: it does constant work) or its creation made a match.
+
 Then checks on each tournament, from ``GET /v1/tournaments/{id}``, its results export and every match
 read back: every scheduled match finished once with the seating recorded (each bot seat with its
 entrant's ``think_ms``), each entrant in each seat position equally often, and the standings equal to
@@ -48,6 +63,8 @@ when every check holds, 2 when not (a tournament unfinished at ``--timeout``, a 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import math
 import os
 import statistics
@@ -56,13 +73,14 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import redis
 from rq import Queue
 from rq.worker import BaseWorker, Worker
 
-from bench.api import Client, free_port, percentile, start_server
+from bench.api import ROOT, Client, free_port, percentile, start_server
 from bench.ladder import workers
 from bench.procs import cpu_seconds, descendants, named_children, progress, stop_server
 from devtools.private_redis import PrivateRedis
@@ -314,10 +332,11 @@ def run_phase(
         deadline = t0 + args.timeout
         last_note = t0
         waiting: list[int] = []  # bot turns queued for the quick lanes, sampled at each poll
-        quick_queue = Queue(QUICK_QUEUE, connection=connection)
         while doc["status"] not in OVER and time.monotonic() < deadline:
             time.sleep(args.poll)
-            waiting.append(quick_queue.count)
+            # the quick lane's queues: its own and each tenant's (the app's: bots-quick:<app>)
+            quick = [q for q in Queue.all(connection=connection) if q.name.startswith(QUICK_QUEUE)]
+            waiting.append(sum(q.count for q in quick))
             status, doc = client.call("GET", f"/v1/tournaments/{tid}", headers=auth)
             if status != 200:
                 raise RuntimeError(f"reading tournament {tid}: {status} {doc}")
@@ -443,6 +462,168 @@ def run(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+# -- the cost of one request (issue 42) ---------------------------------------------------------------
+
+#: ``--cost``: 100 bots, two a match, each pair twice: 4,950 pairs x 2 = 9,900 matches.
+COST_ENTRANTS = 100
+COST_PER_PAIRING = 2
+#: Issue 42's bound on a cancel's answer, in seconds.
+CANCEL_BOUND_S = 2.0
+
+
+@dataclass
+class Cost:
+    """What one creation and one cancel cost on one checkout."""
+
+    label: str
+    matches: int
+    create_s: float
+    memory_bytes: int
+    keys: int
+    jobs: int
+    made: int
+    cancel_s: float
+
+    def row(self) -> str:
+        return (
+            f"{self.label:<8} {self.matches:>7} {self.create_s:>9.3f} {self.memory_bytes / 2**20:>9.3f} "
+            f"{self.keys:>7} {self.jobs:>6} {self.made:>6} {self.cancel_s:>9.3f}"
+        )
+
+
+COST_HEADER = (
+    f"{'code':<8} {'matches':>7} {'create s':>9} {'redis MB':>9} {'keys':>7} {'jobs':>6} {'made':>6} "
+    f"{'cancel s':>9}"
+)
+
+
+def _serve(root: str, redis_url: str, port: int) -> subprocess.Popen[bytes]:
+    """``tabletop serve`` of the checkout at ``root`` (its code on the path; this interpreter)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+    env.update(
+        TABLETOP_REDIS_URL=redis_url,
+        TABLETOP_ADMIN_TOKEN=ADMIN_TOKEN,
+        TABLETOP_READY_NEEDS_WORKERS="false",
+        TABLETOP_LOG_LEVEL="WARNING",
+        PYTHONPATH=root,
+    )
+    cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"]
+    proc = subprocess.Popen(cmd, env=env, cwd=root)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if _call(port, "GET", "/healthz")[0] == 200:
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"tabletop serve of {root} did not start")
+
+
+def _call(port: int, method: str, path: str, body: Any = None, key: str | None = None) -> tuple[int, Any]:
+    """One request on a fresh connection that waits as long as the server takes (the code before
+    took tens of seconds for one creation)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        headers = {"Content-Type": "application/json"}
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        resp = conn.getresponse()
+        raw = resp.read()
+        return resp.status, json.loads(raw) if raw else None
+    finally:
+        conn.close()
+
+
+def measure_cost(label: str, root: str, parallel: int) -> Cost:
+    """One checkout's figures: a fresh private Redis, its server, an app, one creation, one cancel."""
+    with PrivateRedis() as redis_url:
+        connection = redis.Redis.from_url(redis_url)
+        port = free_port()
+        server = _serve(root, redis_url, port)
+        try:
+            status, app = _call(port, "POST", "/v1/admin/apps", {"name": "cost bench"}, ADMIN_TOKEN)
+            if status != 201:
+                raise RuntimeError(f"creating the app: {status} {app}")
+            entrants = [{"level": "random", "name": f"Bot {i}"} for i in range(COST_ENTRANTS)]
+            body = {
+                "name": "cost",
+                "game": "year_of_dragon",
+                "players": 2,
+                "entrants": entrants,
+                "matches_per_pairing": COST_PER_PAIRING,
+                "parallel": parallel,
+            }
+            before = set(connection.scan_iter(count=1000))
+            t0 = time.perf_counter()
+            status, doc = _call(port, "POST", "/v1/tournaments", body, app["key"])
+            create_s = time.perf_counter() - t0
+            if status != 201:
+                raise RuntimeError(f"creating the tournament: {status} {doc}")
+            added = [k for k in connection.scan_iter(count=1000) if k not in before]
+            pipe = connection.pipeline(transaction=False)
+            for k in added:
+                pipe.memory_usage(k, samples=0)
+            memory = sum(int(n or 0) for n in pipe.execute())  # every byte of every key it added
+            keys = len(added)
+            jobs = sum(q.count for q in Queue.all(connection=connection))
+            made = sum(1 for _ in connection.scan_iter(f"*{doc['id']}-*:meta", count=1000))
+            t0 = time.perf_counter()
+            status, done = _call(port, "POST", f"/v1/tournaments/{doc['id']}/cancel", None, app["key"])
+            cancel_s = time.perf_counter() - t0
+            if status != 200:
+                raise RuntimeError(f"cancelling the tournament: {status} {done}")
+            return Cost(label, doc["progress"]["total"], create_s, memory, keys, jobs, made, cancel_s)
+        finally:
+            stop_server(server)
+
+
+def run_cost(args: argparse.Namespace) -> int:
+    total = math.comb(COST_ENTRANTS, 2) * COST_PER_PAIRING
+    load = os.getloadavg()
+    print(
+        f"tournament cost bench: one POST /v1/tournaments of a {total}-match round robin ({COST_ENTRANTS} "
+        f"bots, 2 a match, each pair {COST_PER_PAIRING} times, parallel {args.cost_parallel}), then its "
+        f"cancel; no worker runs. cpus={os.cpu_count()} load average at start {load[0]:.2f}",
+        flush=True,
+    )
+    rows = []
+    if args.baseline:
+        progress(f"before: {args.baseline}")
+        rows.append(measure_cost("before", str(Path(args.baseline).resolve()), args.cost_parallel))
+    progress("after: this checkout")
+    rows.append(measure_cost("after", str(ROOT), args.cost_parallel))
+    print(
+        "create s / cancel s: the requests' time; redis MB and keys: the keys the creation added and their "
+        "bytes (MEMORY USAGE); jobs: RQ jobs queued after it; made: matches that exist after it"
+    )
+    print(COST_HEADER)
+    for row in rows:
+        print(row.row())
+    after = rows[-1]
+    if len(rows) == 2:
+        before = rows[0]
+
+        def ratio(a: float, b: float) -> str:
+            return f"{a / b:.0f}x" if b > 0 else ("=" if a == b else "inf")
+
+        print(
+            f"ratios (before / after): create time {ratio(before.create_s, after.create_s)}, redis memory "
+            f"{ratio(before.memory_bytes, max(after.memory_bytes, 1))}, keys "
+            f"{ratio(before.keys, after.keys)}, cancel time {ratio(before.cancel_s, after.cancel_s)}"
+        )
+    failed = []
+    if after.cancel_s >= CANCEL_BOUND_S:
+        failed.append(f"the cancel took {after.cancel_s:.2f} s, not under {CANCEL_BOUND_S:.0f} s")
+    if after.made or after.jobs:
+        failed.append(f"the creation made {after.made} matches and queued {after.jobs} jobs")
+    for problem in failed:
+        print(f"CHECK FAILED: {problem}")
+    print("checks: " + ("creation made nothing, cancel under 2 s" if not failed else f"{len(failed)} failed"))
+    return 2 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--matches", type=int, default=400, help="matches in each tournament (about)")
@@ -461,7 +642,20 @@ def main(argv: list[str] | None = None) -> int:
         "figures do not count); default %(default)s",
     )
     parser.add_argument("--quick", action="store_true", help="a tiny run: 8 matches, 1 then 2 workers")
+    parser.add_argument(
+        "--cost",
+        action="store_true",
+        help="issue 42: the cost of creating and cancelling a 9,900-match tournament (no worker)",
+    )
+    parser.add_argument(
+        "--baseline", help="--cost: a checkout of the code before (a git worktree) to compare"
+    )
+    parser.add_argument(
+        "--cost-parallel", type=int, default=10_000, help="--cost: the tournament's parallel (%(default)s)"
+    )
     args = parser.parse_args(argv)
+    if args.cost:
+        return run_cost(args)
     if args.quick:
         args.matches, args.parallel = 8, 4
     try:

@@ -22,6 +22,16 @@ endpoints time out.  In one run this bench measures, each on a private Redis of 
     receiver that accepts and never answers: the other endpoints' p50/p99 beside (b)'s for the same
     apps (the ratio is the figure: 1.0 is "unchanged").
 
+(d) **catch-up** (issue 42; its own run: ``--only catch-up``): a receiver stopped for ``--outage`` seconds
+    while ``--catch-up-matches`` matches' notes are queued for it (a note every 0.25 s, a match's in
+    order), then started again on its port; with the default day-long retry window.  Measured: from the
+    receiver's return to its first 2xx, and to the last note of the backlog delivered (and from that
+    first success to it), in two cases: *busy* (new notes of other matches keep coming after the
+    return, as in the issue's measurement: they go through at once) and *quiet* (nothing else comes).
+    ``--base-root DIR`` runs the same rounds with the delivery lane of another checkout (``git worktree
+    add /tmp/base-w HEAD`` of the code before the change), alternately, for a same-run baseline (the
+    messages are queued by this checkout's domain: the stored shape is the same).
+
 Every move of a healthy app that passed the turn must have reached the receiver by the end (none
 lost); the timing-out endpoints' messages stay queued (retried with backoff), which is printed.  So that
 a tail explains itself, the bench also prints the three slowest deliveries split into queueing (from
@@ -74,14 +84,15 @@ def environment(redis_url: str, **settings: Any) -> dict[str, str]:
     return env
 
 
-def start_lane(redis_url: str, log: Any = None, **settings: Any) -> subprocess.Popen[bytes]:
-    """One delivery lane process (what ``tabletop worker`` starts beside its bot lanes)."""
+def start_lane(
+    redis_url: str, log: Any = None, root: Path = ROOT, **settings: Any
+) -> subprocess.Popen[bytes]:
+    """One delivery lane process (what ``tabletop worker`` starts beside its bot lanes), from the
+    checkout at ``root`` (another one: a baseline)."""
+    env = environment(redis_url, **settings)
+    env["PYTHONPATH"] = str(root)
     return subprocess.Popen(
-        [sys.executable, "-m", "workers.webhooks"],
-        env=environment(redis_url, **settings),
-        cwd=ROOT,
-        stdout=log,
-        stderr=log,
+        [sys.executable, "-m", "workers.webhooks"], env=env, cwd=root, stdout=log, stderr=log
     )
 
 
@@ -600,6 +611,137 @@ def pending_summary(matches: Any, apps: list[str], endpoints: list[str]) -> str:
     return f"{dict(statuses)} (newest 100 per endpoint), most common error: {top}"
 
 
+# -- (d) catch-up after an outage -----------------------------------------------------------------
+
+
+@dataclass
+class CatchUp:
+    """One round: which lane, which case, and the times after the receiver's return (seconds)."""
+
+    lane: str
+    case: str
+    backlog: int = 0
+    delivered: int = 0
+    first_success: float = float("nan")
+    last_backlog: float = float("nan")
+    p50_backlog: float = float("nan")
+
+
+def lane_source(root: Path) -> str:
+    """Where a lane started from ``root`` imports its code from (a baseline must not run this one)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    code = "import workers.webhooks as w; print(w.__file__)"
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def catch_up_round(args: argparse.Namespace, root: Path, label: str, case: str) -> CatchUp:
+    """Queue a backlog for a stopped receiver, start it again, time the backlog's delivery."""
+    import tempfile
+
+    result = CatchUp(label, case)
+    pace = 0.25
+    with tempfile.TemporaryDirectory() as tmp, PrivateRedis() as redis_url:
+        receiver = ReceiverProcess(log=Path(tmp) / "received.jsonl").start()
+        matches = domain(redis_url)
+        app = matches.accounts.create_app("Catch-up")["id"]
+        hooks = matches.webhooks
+        hooks.create(app, receiver.url(f"/ok/{app}"), None, "catch-up")
+        with open(os.devnull, "wb") as devnull:
+            lane = start_lane(redis_url, devnull, root)
+        try:
+            hooks.enqueue(f"{app}:p0", "warm", 1, your_turn("warm", 1, 0))
+            deadline = time.monotonic() + 60
+            while receiver.count() < 1:  # the lane is up and delivering
+                if lane.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the delivery lane did not start")
+                time.sleep(0.05)
+            receiver.stop()
+            backlog: set[tuple[str, int]] = set()
+            n, down_at = 0, time.monotonic()
+            while time.monotonic() - down_at < args.outage:
+                source = f"b{n % args.catch_up_matches}"
+                hooks.enqueue(f"{app}:p{n % 7}", source, n, your_turn(source, n, n % 7))
+                backlog.add((source, n))
+                n += 1
+                time.sleep(pace)  # the pace of the notes during the outage
+            receiver.start()
+            back_at = time.time()
+            result.backlog = len(backlog)
+            deadline = time.monotonic() + args.catch_up_settle
+            fresh = 0
+            got: list[dict[str, Any]] = []
+            arrived: dict[tuple[str, int], float] = {}
+            while time.monotonic() < deadline:
+                if case == "busy":
+                    source = f"f{fresh % 5}"
+                    hooks.enqueue(f"{app}:p{fresh % 7}", source, fresh, your_turn(source, fresh, fresh % 7))
+                    fresh += 1
+                # Every 2xx of the process started again (one may come in before back_at is read).
+                got = [r for r in receiver.records(brief=False) if r["status"] == 204]
+                arrived = {
+                    (d["match_id"], d["version"]): r["t"]
+                    for r in got
+                    for d in [orjson.loads(r["body"])["data"]]
+                    if (d["match_id"], d["version"]) in backlog
+                }
+                if len(arrived) == len(backlog):
+                    break
+                time.sleep(pace)  # the pace of the notes after the return, and of the look
+        finally:
+            stop_tree(lane)
+            receiver.kill()
+    result.delivered = len(arrived)
+    if got:
+        result.first_success = min(r["t"] for r in got) - back_at
+    if arrived:
+        times = sorted(t - back_at for t in arrived.values())
+        result.last_backlog = times[-1]
+        result.p50_backlog = times[len(times) // 2]
+    return result
+
+
+def catch_up(args: argparse.Namespace) -> list[CatchUp]:
+    """Phase (d): the rounds, this checkout's lane and (with ``--base-root``) the baseline's alternately."""
+    lanes = [("this", ROOT)]
+    if args.base_root:
+        lanes.insert(0, ("base", Path(args.base_root)))
+    for label, root in lanes:
+        print(f"(d) lane {label!r} runs {lane_source(root)}")
+    return [
+        catch_up_round(args, root, label, case)
+        for _ in range(args.catch_up_rounds)
+        for case in ("busy", "quiet")
+        for label, root in lanes
+    ]
+
+
+def report_catch_up(args: argparse.Namespace, rounds: list[CatchUp]) -> None:
+    print(
+        f"(d) catch-up: receiver down {args.outage:g} s, a note every 0.25 s for "
+        f"{args.catch_up_matches} matches meanwhile, day-long retry window; {args.catch_up_rounds} "
+        f"round(s) per case; seconds after the receiver's return"
+    )
+    print(
+        f"{'lane':6}{'case':7}{'backlog':>9}{'deliv.':>8}{'1st 2xx':>9}{'p50':>8}{'last':>8}{'last-1st':>10}"
+    )
+    for r in rounds:
+        print(
+            f"{r.lane:6}{r.case:7}{r.backlog:>9}{r.delivered:>8}{r.first_success:>9.2f}"
+            f"{r.p50_backlog:>8.2f}{r.last_backlog:>8.2f}{r.last_backlog - r.first_success:>10.2f}"
+        )
+    for case in ("busy", "quiet"):
+        mine = [r.last_backlog for r in rounds if r.case == case and r.lane == "this"]
+        base = [r.last_backlog for r in rounds if r.case == case and r.lane == "base"]
+        if mine and base:
+            worst_mine, worst_base = max(mine), max(base)
+            print(
+                f"{case}: return to last backlog note, worst round: this {worst_mine:.2f} s, base "
+                f"{worst_base:.2f} s (this/base {worst_mine / max(1e-9, worst_base):.3f})"
+            )
+
+
 # -- report -----------------------------------------------------------------------------------------
 
 
@@ -662,7 +804,9 @@ def report(args: argparse.Namespace, drain: Drain | None, run: PacedRun | None) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small smoke run (seconds, not minutes)")
-    parser.add_argument("--only", choices=("drain", "paced"), help="run one part only")
+    parser.add_argument(
+        "--only", choices=("drain", "paced", "catch-up"), help="run one part only (catch-up: only so)"
+    )
     parser.add_argument("--deliveries", type=int, default=20_000)
     parser.add_argument("--drain-apps", type=int, default=4)
     parser.add_argument("--drain-endpoints", type=int, default=4, help="endpoints per app")
@@ -680,6 +824,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout-share", type=float, default=0.1)
     parser.add_argument("--server-procs", type=int, default=2)
     parser.add_argument("--pace-procs", type=int, default=2)
+    parser.add_argument("--outage", type=float, default=20.0, help="(d): seconds the receiver is down")
+    parser.add_argument("--catch-up-matches", type=int, default=20, help="(d): matches of the backlog")
+    parser.add_argument("--catch-up-rounds", type=int, default=2, help="(d): rounds per case and lane")
+    parser.add_argument("--catch-up-settle", type=float, default=240.0, help="(d): wait at most this")
+    parser.add_argument("--base-root", help="(d): a checkout whose delivery lane is the baseline")
     args = parser.parse_args(argv)
     args.load = os.getloadavg()[0]  # other work on the machine skews every figure: say how much
     if args.quick:
@@ -687,6 +836,11 @@ def main(argv: list[str] | None = None) -> int:
         args.players_per_app, args.baseline_seconds = 10, 1.0
         args.matches, args.apps, args.pace, args.seconds = 60, 10, 1.0, 6.0
         args.warmup, args.settle, args.timeout, args.pace_procs, args.server_procs = 2.0, 20.0, 1.0, 1, 1
+        args.outage, args.catch_up_matches, args.catch_up_rounds, args.catch_up_settle = 4.0, 5, 1, 60.0
+    if args.only == "catch-up":
+        print(f"webhooks bench: cpus={os.cpu_count()} load average at start={args.load:.2f}")
+        report_catch_up(args, catch_up(args))
+        return 0
     drain = drain_rate(args) if args.only in (None, "drain") else None
     run = paced(args) if args.only in (None, "paced") else None
     report(args, drain, run)

@@ -24,6 +24,10 @@ the feed write loses nothing: the next drain (the next commit's, or the workers'
 Written before such a commit (a crash after the commit leaves it behind); the sweep drains the
 matches it names and drops a name only once it is older than :data:`SETTLED_SECONDS` (any commit
 begun before then has ended) and that match's outbox is empty.
+
+Revocations are announced on the pub/sub channel ``tt:revocations`` (:class:`Revocation`,
+:meth:`AccountStore.announce`), after they are written: every API process's live reader ends its
+waiting clients of the credential at once (:mod:`service.live`).
 """
 
 from __future__ import annotations
@@ -58,6 +62,18 @@ if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1]) end
 redis.call('PUBLISH', KEYS[1], id .. '\\n' .. ARGV[3])
 return id
 """
+#: Revoke every token of a player (KEYS[1]: its tokens hash) at once; returns their ids, so the
+#: revocation can name each one (see :class:`Revocation`).
+_REVOKE_ALL = """
+local ids = redis.call('HKEYS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return ids
+"""
+#: The pub/sub channel revocations are announced on (:meth:`AccountStore.announce`): every API
+#: process's live reader listens to it, and ends the waiting clients of what was revoked.
+REVOCATIONS = "tt:revocations"
+#: Characters of an app key's stored hash that name the key in a waiter's tag (:func:`fingerprint`).
+FINGERPRINT = 16
 #: Pop the head of an outbox (KEYS[1]) if it is still ARGV[1] (two drainers at once pop it once).
 _POP_IF = """
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then
@@ -80,6 +96,53 @@ def player_slot_key(key: str, part: str) -> str:
 def feed_channel(key: str) -> str:
     """The pub/sub channel a feed write publishes on (the feed stream's name)."""
     return player_slot_key(key, "feed")
+
+
+def fingerprint(key_hash: str) -> str:
+    """What names an app key among its app's keys (the start of its stored hash): a waiter opened
+    with a key rotated away since is told apart from one opened with the new key."""
+    return key_hash[:FINGERPRINT]
+
+
+@dataclass(frozen=True)
+class Revocation:
+    """What stopped working, as announced on :data:`REVOCATIONS`: a whole app (its key and every
+    token of its players), one app key rotated away (``key``: its :func:`fingerprint`), or some
+    tokens of one player (``player``: its key ``<app>:<player>``; ``tokens``: their ids)."""
+
+    app: str
+    player: str | None = None
+    tokens: tuple[str, ...] = ()
+    key: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """Why a waiter it covers ends: ``app_revoked``, ``key_rotated`` or ``token_revoked``."""
+        if self.key is not None:
+            return "key_rotated"
+        return "app_revoked" if self.player is None else "token_revoked"
+
+    def encode(self) -> bytes:
+        doc: dict[str, Any] = {"app": self.app}
+        if self.player is not None:
+            doc.update(player=self.player, tokens=list(self.tokens))
+        if self.key is not None:
+            doc["key"] = self.key
+        return json.dumps(doc, separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Revocation | None:
+        """The revocation a message announced; ``None`` for anything else."""
+        try:
+            doc = json.loads(data)
+            return cls(
+                str(doc["app"]),
+                doc.get("player"),
+                tuple(str(t) for t in doc.get("tokens", ())),
+                doc.get("key"),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
 def published_entry(data: bytes) -> FeedEntry | None:
@@ -136,6 +199,7 @@ class AccountStore:
         self._feed = client.register_script(_FEED)
         self._pop_if = client.register_script(_POP_IF)
         self._drop_if = client.register_script(DROP_IF_UNCHANGED)
+        self._revoke_all = client.register_script(_REVOKE_ALL)
 
     # -- apps ---------------------------------------------------------------------------------------
 
@@ -220,11 +284,41 @@ class AccountStore:
     def revoke_token(self, key: str, token_id: str) -> bool:
         return bool(self.redis.hdel(player_slot_key(key, "tokens"), token_id))
 
-    def revoke_tokens(self, key: str) -> int:
-        tokens = player_slot_key(key, "tokens")
-        count = int(self.redis.hlen(tokens))
-        self.redis.delete(tokens)
-        return count
+    def revoke_tokens(self, key: str) -> list[str]:
+        """Revoke every token of the player ``key``; their ids."""
+        ids = self._revoke_all(keys=[player_slot_key(key, "tokens")])
+        return sorted(i.decode() if isinstance(i, bytes) else str(i) for i in ids)
+
+    # -- revocations --------------------------------------------------------------------------------
+
+    def announce(self, revocation: Revocation) -> None:
+        """Tell every API process what was revoked (after the revocation is written): each ends its
+        waiting clients of it at once.  A process that misses it (its reader reconnecting) finds out
+        at its next look at its waiters' credentials (:meth:`credentials`)."""
+        self.redis.publish(REVOCATIONS, revocation.encode())
+
+    def credentials(
+        self, apps: list[str], tokens: list[tuple[str, str]]
+    ) -> tuple[dict[str, tuple[str, str] | None], dict[tuple[str, str], float | None]]:
+        """What the credentials of a process's waiters stand on now, in one round trip: each app's
+        status and key :func:`fingerprint` (``None``: no such app), and each player token's
+        (``(player key, token id)``) expiry (``None``: revoked)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for app in apps:
+            pipe.hmget(app_key(app, "app"), ["status", "key_hash"])
+        for key, token_id in tokens:
+            pipe.hget(player_slot_key(key, "tokens"), token_id)
+        replies = pipe.execute()
+        found_apps: dict[str, tuple[str, str] | None] = {}
+        for app, (status, key_hash) in zip(apps, replies[: len(apps)], strict=True):
+            if status is None:
+                found_apps[app] = None
+            else:
+                found_apps[app] = (status.decode(), fingerprint((key_hash or b"").decode()))
+        found_tokens: dict[tuple[str, str], float | None] = {}
+        for token, raw in zip(tokens, replies[len(apps) :], strict=True):
+            found_tokens[token] = None if raw is None else float(json.loads(raw)["expires_at"])
+        return found_apps, found_tokens
 
     def _drop_expired_tokens(self, key: str) -> None:
         """Expired tokens are refused when used; dropped here, when the player gets a new one."""

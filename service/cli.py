@@ -1,5 +1,10 @@
 """The ``tabletop`` command: ``serve`` the API, run a bot ``worker``, ``sweep`` for lost bot turns once,
-play bot ``match``es over HTTP, write the OpenAPI ``spec``, or play an engine ``demo``."""
+play bot ``match``es over HTTP, write the OpenAPI ``spec``, or play an engine ``demo``.
+
+Every command exits :data:`DONE` when it did its work, :data:`FAILED` when the work failed (the server
+or Redis refused it or could not be reached: one line on stderr says why, no traceback) and
+:data:`USAGE` for a command line or a setting that cannot work, found before anything is done
+(argparse's own exit status for a bad option; ``tabletop tournament`` follows the same rule)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+#: Exit statuses (see the module).
+DONE, FAILED, USAGE = 0, 1, 2
 DEFAULT_SPEC = Path("openapi/openapi.json")
 #: Development mode keeps its private Redis data here (append-only file), so matches survive restarts.
 DEV_DATA_DIR = Path("var/redis")
@@ -18,10 +25,15 @@ DEV_DATA_DIR = Path("var/redis")
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play one game between random bots in the terminal, printing public events."""
-    from engine.core import event_visible
+    from engine.core import InvalidOptions, check_players, event_visible
     from engine.registry import get_game
 
     game = get_game(args.game)
+    try:
+        check_players(game, args.players)
+    except InvalidOptions as exc:
+        print(f"tabletop demo: --players: {exc.message}", file=sys.stderr)
+        return USAGE
     state = game.setup(args.players, None, seed=args.seed)
     rng = random.Random(args.seed)
     try:
@@ -96,6 +108,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``tabletop worker --lanes``: :data:`service.matches.bots.LANES`'s names (not imported: this module
+#: stays clear of redis-py, see :func:`cmd_serve`; tests/workers check they agree).
+WORKER_LANES = ("quick", "think", "timeouts", "hints")
+
+
+def _lanes(text: str) -> str:
+    """``--lanes``: names of :data:`WORKER_LANES`, comma-separated, each once."""
+    names = text.split(",")
+    if not names or any(n not in WORKER_LANES for n in names) or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: name lanes among {', '.join(WORKER_LANES)}, each once")
+    return text
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     """Work the bot queues of the Redis in TABLETOP_REDIS_URL until stopped."""
     from service.config import Config
@@ -118,19 +143,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not config.redis_url:
         print("tabletop sweep: TABLETOP_REDIS_URL is not set", file=sys.stderr)
         return 2
-    store = connect_store(config)
-    print(f"sweep: enqueued {sweep_matches(Matches(store, GAMES, config))} bot turn(s)")
+    from service.store import STORAGE_ERRORS
+
+    try:
+        store = connect_store(config)
+        print(f"sweep: enqueued {sweep_matches(Matches(store, GAMES, config))} bot turn(s)")
+    except STORAGE_ERRORS as exc:
+        print(f"tabletop sweep: Redis at TABLETOP_REDIS_URL failed: {exc}", file=sys.stderr)
+        return FAILED
     return 0
 
 
 def cmd_apps(args: argparse.Namespace) -> int:
     """Register, list, rotate and revoke apps on the Redis in TABLETOP_REDIS_URL: the operator's
     side of the admin API, for a shell on the cluster.  A key is printed once, never stored plain."""
-    from service.accounts_store import AccountStore
+    from engine.registry import GAMES
     from service.config import Config
-    from service.matches.accounts import Accounts
     from service.matches.errors import MatchError
-    from service.store import connect
+    from service.matches.operations import Matches
+    from service.store import STORAGE_ERRORS, connect_store
 
     config = Config.from_env()
     if not config.redis_url:
@@ -140,7 +171,9 @@ def cmd_apps(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    accounts = Accounts(AccountStore(connect(config.redis_url, cluster=config.redis_cluster)), config)
+    # The domain as the API builds it: revoking an app reaches its webhooks, tournaments, seeks and
+    # challenges too (and is announced to every API process, which ends its streams).
+    accounts = Matches(connect_store(config), GAMES, config).accounts
     try:
         if args.action == "create":
             out: Any = accounts.create_app(args.name)
@@ -153,6 +186,9 @@ def cmd_apps(args: argparse.Namespace) -> int:
     except MatchError as exc:
         print(f"tabletop apps {args.action}: {exc.message}", file=sys.stderr)
         return 1
+    except STORAGE_ERRORS as exc:
+        print(f"tabletop apps {args.action}: Redis at TABLETOP_REDIS_URL failed: {exc}", file=sys.stderr)
+        return FAILED
     print(json.dumps(out, indent=2))
     return 0
 
@@ -164,7 +200,7 @@ def cmd_webhooks(args: argparse.Namespace) -> int:
     from service.config import Config
     from service.matches.errors import MatchError
     from service.matches.webhooks import Webhooks
-    from service.store import connect
+    from service.store import STORAGE_ERRORS, connect
     from service.webhooks_store import WebhookStore
 
     config = Config.from_env()
@@ -187,16 +223,38 @@ def cmd_webhooks(args: argparse.Namespace) -> int:
     except MatchError as exc:
         print(f"tabletop webhooks {args.action}: {exc.message}", file=sys.stderr)
         return 1
+    except STORAGE_ERRORS as exc:
+        print(f"tabletop webhooks {args.action}: Redis at TABLETOP_REDIS_URL failed: {exc}", file=sys.stderr)
+        return FAILED
     print(json.dumps(out, indent=2))
     return 0
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    """Play all-bot matches through the HTTP API and print the results table."""
-    from tabletop_client import Client, botmatch
+    """Play all-bot matches through the HTTP API and print the results table.  A lineup that cannot
+    play (an unknown level, a seat count out of the game's range, no match to play) is refused before
+    any request."""
+    from engine.ai import LEVELS
+    from engine.core import InvalidOptions, check_players
+    from engine.registry import get_game
+    from tabletop_client import ApiError, Client, botmatch
 
     levels = args.seats.split(",")
-    entries = botmatch.play(Client(args.url), args.game, levels, args.games, think_ms=args.think_ms)
+    unknown = [level for level in levels if level not in LEVELS]
+    try:
+        if unknown:
+            raise InvalidOptions("seats", f"unknown level(s) {unknown}; the levels are {list(LEVELS)}")
+        check_players(get_game(args.game), len(levels))
+        if args.games < 1:
+            raise InvalidOptions("games", "play at least one match")
+    except InvalidOptions as exc:
+        print(f"tabletop match: --{exc.field.replace('players', 'seats')}: {exc.message}", file=sys.stderr)
+        return USAGE
+    try:
+        entries = botmatch.play(Client(args.url), args.game, levels, args.games, think_ms=args.think_ms)
+    except (ApiError, OSError) as exc:  # refused by the server, or no server there (or it timed out)
+        print(f"tabletop match: {args.url}: {exc}", file=sys.stderr)
+        return FAILED
     print(botmatch.table(entries))
     return 0
 
@@ -240,13 +298,14 @@ def main(argv: list[str] | None = None) -> int:
         "cost memory, not threads",
     )
     serve.set_defaults(func=cmd_serve)
-    worker = sub.add_parser("worker", help="play bot seats and hints (needs TABLETOP_REDIS_URL)")
+    worker = sub.add_parser("worker", help="play bot seats, timeouts and hints (needs TABLETOP_REDIS_URL)")
     worker.add_argument("--burst", action="store_true", help="exit once the queues are empty")
     worker.add_argument(
         "--lanes",
-        default="quick,think",
-        choices=["quick,think", "quick", "think"],
-        help="the lanes to work, a process each (default %(default)s): quick bots, thinking bots and hints",
+        default=",".join(WORKER_LANES),
+        type=_lanes,
+        help="the lanes to work, comma-separated, a process each (default %(default)s): quick bots and "
+        "hints, thinking bots, timeouts, searching hints",
     )
     worker.set_defaults(func=cmd_worker)
     sweep = sub.add_parser("sweep", help="re-enqueue bot turns that have no live job, once")

@@ -45,9 +45,10 @@ class Config:
     #: Whether a caller without an app key or a player token may create matches (anonymous play); the
     #: Helm chart turns it off.  Joining, seat tokens and spectating work either way.
     anonymous: bool = True
-    #: Seconds before a human decision's deadline when its player's feed gets ``clock_warning``
-    #: (0: none).
-    clock_warning_seconds: float = 30.0
+    #: The longest default warning: a time control without its own ``warning_seconds`` warns its
+    #: player (``clock_warning``) a share of the decision's time before the deadline, at most this
+    #: many seconds (0: no warning unless the control asks; see service/matches/clocks.py).
+    clock_warning_seconds: float = 3600.0
     #: Webhooks (issue 26, see service/matches/webhooks.py): whether endpoint URLs may be plain
     #: ``http``; whether they may resolve to loopback, private, link-local or metadata addresses
     #: (``tabletop serve``'s development mode turns it on); seconds one delivery may take; deliveries
@@ -73,6 +74,10 @@ class Config:
     tournament_parallel: int = 32
     tournament_max_matches: int = 10_000
     tournament_sweep_seconds: float = 5.0
+    #: Per app (issue 42): tournaments scheduled or running at once, and their matches not over (made
+    #: or still to make) in all; past either, creation is 409 naming it (0: no cap).
+    tournament_max_running: int = 10
+    tournament_max_scheduled_matches: int = 20_000
     #: Whether ``POST /v1/matches`` honours a client-chosen seed (reproducible tests only).
     allow_seed: bool = False
     #: Upper bound for the events long-poll ``wait`` parameter, in seconds.
@@ -83,6 +88,10 @@ class Config:
     stream_batch_seconds: float = 0.1
     #: A stream is closed after this long; clients reconnect with ``after``/``Last-Event-ID``.
     stream_max_seconds: float = 3600.0
+    #: Each API process reads what the credentials of its open streams and long-polls stand on this
+    #: often, and ends those revoked: revocations are announced at once, this catches one a process
+    #: missed (its Redis connection was down).  Expired tokens' waiters end within a second anyway.
+    credential_check_seconds: float = 5.0
     #: Default and maximum page size of ``GET /v1/matches``.
     page_size: int = 20
     max_page_size: int = 100

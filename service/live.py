@@ -36,6 +36,19 @@ HTTP layer builds from the credential (:func:`service.http.waiters.waiter_quotas
 anonymous callers, by app and by player with an app key or a player token, so a backend proxying its
 users meets its app's cap, not the one meant for a single address.
 
+Revocation reaches the waiters (issue 42): each subscription is tagged with the credential it was
+opened with (:class:`Credential`: the app, the player and the token id of a player token, the key's
+fingerprint of an app key; its expiry).  Revocations are announced on one channel every reader listens
+to (:class:`service.accounts_store.Revocation`): the reader ends at once every waiter the revocation
+covers, in this process; a credential revoked moments before its waiter subscribed is refused there
+(the reader remembers the last :data:`REVOKED_MEMORY` seconds of revocations).  A guard greenlet ends
+the waiters whose token expired (every :data:`GUARD_SWEEP` seconds), and every
+``credential_check_seconds`` reads what each distinct credential of its waiters stands on now, in one
+round trip, so an announcement missed (the reader was reconnecting) costs seconds, not an hour.  An
+ended long-poll answers 401 ``credential_revoked`` (:class:`CredentialRevoked`, its ``reason``); an
+ended stream writes a last line of type ``credential_revoked`` (unless its client owed bytes: it is cut)
+and ends.  Nothing the reader had not written before the revocation goes out after it.
+
 The primitives are :mod:`threading`'s: under gevent's monkey-patching they are cooperative, and the
 in-process test client (plain threads, no direct writes) works the same.
 
@@ -62,7 +75,14 @@ from typing import Any
 import redis
 
 from engine.core import event_visible
-from service.accounts_store import AccountStore, FeedEntry, feed_channel, published_entry
+from service.accounts_store import (
+    REVOCATIONS,
+    AccountStore,
+    FeedEntry,
+    Revocation,
+    feed_channel,
+    published_entry,
+)
 from service.config import Config
 from service.encoding import dumps_bytes
 from service.events import OVER
@@ -108,7 +128,34 @@ LINGER = 5.0
 #: after its last write.
 BEAT_SWEEP = 1.0
 #: What :attr:`LiveEvents.counts` counts (the metrics ``tabletop_live_<name>_total``).
-COUNTS = ("topic_reads", "backlog_reads", "events_read", "encodings", "deliveries", "metas_spared")
+COUNTS = (
+    "topic_reads",
+    "backlog_reads",
+    "events_read",
+    "encodings",
+    "deliveries",
+    "metas_spared",
+    "revoked_waiters",
+)
+#: Seconds between two looks of the guard at its waiters' expiry (:meth:`LiveEvents._guard_round`).
+GUARD_SWEEP = 1.0
+#: Seconds a process remembers the revocations it heard: a waiter whose credential was checked before
+#: a revocation and that subscribes after the reader heard it is refused.
+REVOKED_MEMORY = 60.0
+#: The type of a stream's last line after its credential was revoked or expired, and the code of a
+#: long-poll's 401 then.
+CREDENTIAL_REVOKED = "credential_revoked"
+#: Why a waiter ended, besides a :class:`Revocation`'s reasons: its token expired.
+TOKEN_EXPIRED = "token_expired"
+#: The reasons, for the documentation: an app revoked, an app key rotated away, a player token
+#: revoked, a player token expired.
+REVOKED_REASONS = ("app_revoked", "key_rotated", "token_revoked", TOKEN_EXPIRED)
+_REASON_TEXT = {
+    "app_revoked": "the app was revoked",
+    "key_rotated": "this app key was rotated away",
+    "token_revoked": "this player token was revoked",
+    TOKEN_EXPIRED: "this player token expired",
+}
 
 #: The kinds of :class:`Topic`.
 MATCH, PLAYER = "match", "player"
@@ -156,6 +203,40 @@ class Topic:
     @property
     def channel(self) -> str:
         return notify_channel(self.key) if self.kind == MATCH else feed_channel(self.key)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a waiter was let in with, so that revoking it ends the waiter: an app key (``player``
+    ``None``; ``id`` its key's fingerprint) or a player token (``player`` its key ``<app>:<player>``,
+    ``id`` the token's id, ``expires_at`` its expiry).  Seat tokens are not revocable: no tag."""
+
+    app: str
+    player: str | None = None
+    id: str | None = None
+    expires_at: float | None = None
+
+    def revoked_by(self, revocation: Revocation) -> bool:
+        """Whether ``revocation`` covers this credential."""
+        if revocation.app != self.app:
+            return False
+        if revocation.key is not None:
+            return self.player is None and self.id == revocation.key
+        if revocation.player is None:
+            return True  # the whole app: its key and its players' tokens
+        return self.player == revocation.player and self.id in revocation.tokens
+
+    def standing(self, app: tuple[str, str] | None, token: float | None, clock: float) -> str | None:
+        """Why the credential no longer holds, given what its app (status, key fingerprint) and its
+        token (expiry) stand on now (:meth:`service.accounts_store.AccountStore.credentials`): a reason
+        of :data:`REVOKED_REASONS`, or ``None`` while it holds."""
+        if app is None or app[0] != "active":
+            return "app_revoked"
+        if self.player is None:
+            return None if app[1] == self.id else "key_rotated"
+        if token is None:
+            return "token_revoked"
+        return TOKEN_EXPIRED if token <= clock else None
 
 
 @dataclass(frozen=True)
@@ -250,10 +331,16 @@ class Subscription:
     """One waiting client's place in a topic: the events pushed to it, and a signal to wake it; or,
     once :meth:`go_direct`, the connection the reader writes its events to."""
 
-    def __init__(self, hub: LiveEvents, topic: Topic, quotas: Quotas) -> None:
+    def __init__(
+        self, hub: LiveEvents, topic: Topic, quotas: Quotas, credential: Credential | None = None
+    ) -> None:
         self.hub = hub
         self.topic = topic
         self.quotas = tuple(quotas)
+        #: What it was let in with (``None``: nothing revocable), and once that was revoked or
+        #: expired, why (:data:`REVOKED_REASONS`): the waiter ends (:meth:`revoke`).
+        self.credential = credential
+        self.revoked: str | None = None
         #: Set by :meth:`go_direct`: where and how the reader writes this stream's events, which of
         #: them it shows (``audience``: the seat, or :data:`ALL`; with ``encode``, the streams that
         #: share one encoding), and which one ends it.
@@ -277,8 +364,9 @@ class Subscription:
         #: A context the waiter waits in (the server's: it gives up the request's place meanwhile).
         self.pause: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext
         self.closed = False
-        #: The last event taken (see :meth:`backlog`).
+        #: The last event taken (see :meth:`backlog`), and the id the backlog began after.
         self.cursor = (0, 0)
+        self.began = "0-0"
 
     def push(self, rows: list[LiveEvent]) -> None:
         self._rows.extend(rows)
@@ -292,6 +380,26 @@ class Subscription:
     def end(self) -> None:
         """Stop waiting: the server is shutting down (the client reconnects, to another process)."""
         self.ending = True
+        self._signal.set()
+
+    def revoke(self, reason: str) -> None:
+        """End the waiter: its credential was revoked or expired (``reason``).  Under the hub's lock,
+        so the reader hands it nothing more, and nothing it was handed and did not send yet goes out:
+        events pushed and not taken are dropped, and a direct stream that owes its client bytes is
+        cut (what it owes may end mid-chunk; its last line could not follow)."""
+        if self.revoked is not None or self.closed:
+            return
+        self.revoked = reason
+        feed = self.hub._feeds.get(self.topic.channel)
+        if feed is not None:
+            feed.subscribers.discard(self)
+        self.hub._direct.discard(self)
+        self._rows.clear()
+        wire = self.wire
+        if wire is not None and (wire.owed or wire.flushing):
+            wire.owed.clear()
+            wire.broken = True
+        self.hub.count("revoked_waiters", 1)
         self._signal.set()
 
     def client_gone(self) -> bool:
@@ -315,6 +423,7 @@ class Subscription:
         :meth:`take` goes on from the last of them.  A topic this process follows already answers
         from the events it keeps (:data:`RECENT`) when they reach back to ``after``: no read.
         ``version``: a match's version as read before (no event of a later one can be there yet)."""
+        self.began = after
         remembered = self.hub._remembered(self.topic, after)
         if remembered is not None:
             self.cursor = event_key(remembered[-1].id if remembered else after)
@@ -372,6 +481,8 @@ class Subscription:
         meanwhile goes out first, in order.  Only once everything the stream's own greenlet had to
         write is written (the response's framing is the server's until then)."""
         with self.hub._lock:
+            if self.revoked is not None:  # its stream ends instead
+                return
             self.audience, self.encode, self.visible, self.ends = audience, encode, visible, ends
             rows = self.take(0)
             self.wire = wire
@@ -495,6 +606,7 @@ class LiveEvents:
         batch_seconds: float = 0.0,
         linger_seconds: float = LINGER,
         heartbeat_seconds: float = 15.0,
+        credential_check_seconds: float = 5.0,
     ) -> None:
         self.store = store
         self.accounts = accounts if accounts is not None else AccountStore(store.redis)
@@ -537,6 +649,17 @@ class LiveEvents:
         self.counts: Counter[str] = Counter()
         #: Told every count as it grows (the metrics' counters).
         self.counted: Callable[[str, int], None] = lambda name, n: None
+        #: The waiters with a credential, by app (what a :class:`Revocation` names first); the
+        #: revocations heard in the last :data:`REVOKED_MEMORY` seconds (``time.monotonic``, the
+        #: revocation); the guard that ends expired waiters and every ``credential_check_seconds``
+        #: reads what their credentials stand on (:meth:`_guard_round`), and when it reads next.
+        self._by_app: dict[str, set[Subscription]] = {}
+        self._revocations: deque[tuple[float, Revocation]] = deque()
+        #: The same, by what they name: the player key of a token revocation, else the app.
+        self._recent: dict[str, list[Revocation]] = {}
+        self.credential_check_seconds = credential_check_seconds
+        self._guard = _PerProcess(self._guard_forever, "live-credentials")
+        self._check_at = 0.0
         _HUBS.add(self)
 
     # -- what the API uses --------------------------------------------------------------------------
@@ -555,13 +678,21 @@ class LiveEvents:
         with self._lock:
             return self._by_quota[quota_key]
 
-    def subscribe(self, topic: Topic, quotas: Quotas) -> Subscription:
+    def subscribe(self, topic: Topic, quotas: Quotas, credential: Credential | None = None) -> Subscription:
         """A subscription to ``topic``'s new events, once its channel is confirmed; the caller then
         catches up from the stream (:meth:`Subscription.backlog`).  ``quotas`` are the (key, cap) pairs
         the waiter counts against.  429 past the process's cap or any of the quotas, naming it; a
-        Redis that does not confirm in time raises ``redis.TimeoutError`` (the API's 503)."""
+        Redis that does not confirm in time raises ``redis.TimeoutError`` (the API's 503).
+
+        ``credential``: what the waiter was let in with; revoking it ends the waiter (see
+        :meth:`Subscription.revoke`), and one revoked since it was checked, or expired, is refused
+        here (:class:`CredentialRevoked`)."""
         channel = topic.channel
         with self._lock:
+            if credential is not None:
+                reason = self._refused(credential)
+                if reason is not None:
+                    raise CredentialRevoked(reason)
             if self._waiters >= self.max_waiters:
                 raise TooManyWaiters(
                     f"this server holds {self.max_waiters} waiting clients already",
@@ -575,10 +706,12 @@ class LiveEvents:
                     raise TooManyWaiters(
                         f"{cap} waiting clients of {what} already", QUOTA_NAMES.get(kind, kind), cap
                     )
-            sub = Subscription(self, topic, quotas)
+            sub = Subscription(self, topic, quotas, credential)
             self._waiters += 1
             for key, _cap in sub.quotas:
                 self._by_quota[key] += 1
+            if credential is not None:
+                self._by_app.setdefault(credential.app, set()).add(sub)
             feed = self._feeds.get(channel)
             new = feed is None
             if feed is None:
@@ -589,6 +722,8 @@ class LiveEvents:
             feed.subscribers.add(sub)
             self.report(self._waiters, self.feeds)
         self._ensure_reader()
+        if credential is not None and self._guard.pid != os.getpid():  # (it never ends by itself)
+            self._guard.ensure(self._lock)
         if new:
             self._nudge()
         if not feed.confirmed.wait(self.confirm_timeout):
@@ -661,6 +796,84 @@ class LiveEvents:
         self.counts[name] += n
         self.counted(name, n)
 
+    # -- revocation ---------------------------------------------------------------------------------
+
+    def revoke(self, revocation: Revocation) -> int:
+        """End every waiter of this process that ``revocation`` covers (the reader calls this for
+        each announcement), and remember it a while for the waiters that come just after; how many
+        ended."""
+        clock = time.monotonic()
+        with self._lock:
+            self._revocations.append((clock, revocation))
+            self._recent.setdefault(revocation.player or revocation.app, []).append(revocation)
+            while self._revocations and self._revocations[0][0] < clock - REVOKED_MEMORY:
+                _, old = self._revocations.popleft()
+                named = old.player or old.app
+                kept = self._recent[named]
+                kept.pop(0)  # in the order heard, as the deque's
+                if not kept:
+                    del self._recent[named]
+            tagged = self._by_app.get(revocation.app, ())
+            covered = [s for s in tagged if s.credential is not None and s.credential.revoked_by(revocation)]
+            covered = [s for s in covered if s.revoked is None]
+            for sub in covered:
+                sub.revoke(revocation.reason)
+        return len(covered)
+
+    def _refused(self, credential: Credential) -> str | None:
+        """Why a new waiter with ``credential`` is refused (under the lock): a revocation heard
+        lately covers it, or it expired; ``None``: it may wait."""
+        if credential.expires_at is not None and credential.expires_at <= time.time():
+            return TOKEN_EXPIRED
+        for named in (credential.app, credential.player):
+            for revocation in self._recent.get(named or "", ()):
+                if credential.revoked_by(revocation):
+                    return revocation.reason
+        return None
+
+    def _guard_forever(self) -> None:
+        # Its own greenlet: a reader retrying a lost Redis must not keep an expired token's stream open.
+        while True:
+            time.sleep(GUARD_SWEEP)
+            try:
+                self._guard_round()
+            except STORAGE_ERRORS as exc:  # read again at the next round
+                log.warning("live events: the credentials' check failed (%s)", exc)
+            except Exception:
+                log.exception("live events: the credentials' check failed")
+
+    def _guard_round(self) -> None:
+        """End the waiters whose token expired; every ``credential_check_seconds`` (or at once after
+        the reader reconnected) also read what each distinct credential of the waiters stands on
+        now, in one round trip, and end those revoked: an announcement missed costs seconds."""
+        clock, wall = time.monotonic(), time.time()
+        with self._lock:
+            tagged = [sub for subs in self._by_app.values() for sub in subs]
+            for sub in tagged:
+                assert sub.credential is not None
+                expires = sub.credential.expires_at
+                if expires is not None and expires <= wall:
+                    sub.revoke(TOKEN_EXPIRED)
+            if clock < self._check_at or not tagged:
+                return
+            self._check_at = clock + self.credential_check_seconds
+            credentials = {sub.credential for sub in tagged if sub.revoked is None}
+        apps = sorted({c.app for c in credentials if c is not None})
+        tokens = sorted({(c.player, c.id) for c in credentials if c is not None and c.player and c.id})
+        found_apps, found_tokens = self.accounts.credentials(apps, tokens)
+        wall = time.time()
+        with self._lock:
+            for sub in tagged:
+                credential = sub.credential
+                if credential is None or sub.revoked is not None:
+                    continue
+                token = None if credential.player is None else (credential.player, credential.id or "")
+                reason = credential.standing(
+                    found_apps.get(credential.app), found_tokens.get(token) if token else None, wall
+                )
+                if reason is not None:
+                    sub.revoke(reason)
+
     # -- subscription bookkeeping -------------------------------------------------------------------
 
     def _read_after(self, topic: Topic, after: str, count: int) -> list[StoredEvent] | list[FeedEntry]:
@@ -718,6 +931,12 @@ class LiveEvents:
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
             self._direct.discard(sub)
+            if sub.credential is not None:
+                tagged = self._by_app.get(sub.credential.app)
+                if tagged is not None:
+                    tagged.discard(sub)
+                    if not tagged:
+                        del self._by_app[sub.credential.app]
             self._waiters -= 1
             for key, _cap in sub.quotas:
                 self._by_quota[key] -= 1
@@ -816,7 +1035,7 @@ class LiveEvents:
         """Subscribe to what has waiters, read what is notified, until the connection fails."""
         subscribed: set[str] = set()  # channels asked for on this connection
         confirmed: set[str] = set()  # and confirmed by Redis
-        pubsub.subscribe(self._wake_channel)
+        pubsub.subscribe(self._wake_channel, REVOCATIONS)
         self._connected = True
         while True:
             if not self._feeds and not subscribed:
@@ -864,6 +1083,14 @@ class LiveEvents:
         if kind not in ("message", "subscribe", "unsubscribe"):
             return
         channel = message["channel"].decode()
+        if channel == REVOCATIONS:
+            if kind == "message":
+                revocation = Revocation.decode(message["data"])
+                if revocation is not None:
+                    self.revoke(revocation)
+            elif kind == "subscribe":  # (re)connected: what was announced meanwhile was missed
+                self._check_at = 0.0
+            return
         if kind == "unsubscribe":
             confirmed.discard(channel)
             return
@@ -1029,6 +1256,31 @@ class LiveEvents:
             feed.base = feed.recent.popleft().id
 
 
+class CredentialRevoked(Exception):
+    """A waiter ended (or refused) because its credential was revoked or expired; the HTTP layer
+    answers 401 ``credential_revoked``, ``details.reason`` one of :data:`REVOKED_REASONS`."""
+
+    code = CREDENTIAL_REVOKED
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.message = f"{_REASON_TEXT.get(reason, 'the credential was revoked')}: this request ended"
+        self.details: dict[str, Any] = {"reason": reason}
+        super().__init__(self.message)
+
+
+def farewell(reason: str, last_id: str) -> LiveEvent:
+    """A stream's last line after its credential was revoked (``reason``): its ``id`` is the last
+    event's the stream carried, so a client resuming with another credential misses nothing."""
+    line = {
+        "id": last_id,
+        "type": CREDENTIAL_REVOKED,
+        "reason": reason,
+        "message": _REASON_TEXT.get(reason, "the credential was revoked"),
+    }
+    return LiveEvent(last_id, line, line, dumps_bytes(line))
+
+
 class TooManyWaiters(Exception):
     """A waiter refused at a cap (the process's, or one of the caller's quotas: its address, app or
     player); the HTTP layer answers 429 with ``Retry-After``: :data:`RETRY_AFTER_SECONDS`, and the
@@ -1143,6 +1395,8 @@ def _poll(
         lingered = not live
         to_move: str | None = None
         while True:
+            if sub.revoked is not None:  # what it gathered goes nowhere
+                raise CredentialRevoked(sub.revoked)
             for row in rows:
                 after, to_move = row.id, row.to_move
                 if visible(row):
@@ -1215,8 +1469,15 @@ def _stream(
     written = time.monotonic()
     deadline = written + config.stream_max_seconds
     rows = backlog
+    sent = sub.began  # the last event id the stream carried, seen or not
     del backlog  # events go out once: a waiting stream keeps none of them
     while True:
+        reason = sub.revoked
+        if reason is not None:  # its credential was revoked or expired: a last line, the end
+            yield [farewell(reason, sent)]
+            return
+        if rows:
+            sent = rows[-1].id
         shown = [r for r in rows if visible(r)]
         ended = over or any(ends(r) for r in rows)
         del rows
@@ -1232,6 +1493,8 @@ def _stream(
             wire, audience, encode = direct
             sub.go_direct(wire, audience, encode, visible, ends)
             _written_by_the_reader(sub, wire, deadline)
+            if sub.revoked is not None and not wire.broken:  # the reader writes nothing more
+                yield [farewell(sub.revoked, "{}-{}".format(*sub.cursor))]
             return
         if clock - written >= beat:
             yield None
@@ -1249,6 +1512,8 @@ def _written_by_the_reader(sub: Subscription, wire: Wire, deadline: float) -> No
     until then: the reader writes the events and the process's heartbeat sweep the heartbeats
     (:meth:`LiveEvents._beat`)."""
     while True:
+        if sub.revoked is not None:
+            return
         if wire.owed and not wire.broken:
             wire.flush()
             continue

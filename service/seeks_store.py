@@ -84,7 +84,9 @@ _POOL_PARTS = (
 #: Shared by the pairing scripts.  KEYS: the pool's parts in :data:`_POOL_PARTS` order.  A seek's
 #: compat record: ``p`` player key, ``t`` terms (hash of options, rated, time control), ``r`` its
 #: rating, ``lo``/``hi`` the opponents' rating range (absent: open-ended), ``b`` a bot player's seek,
-#: ``ab`` a person's seek that allows bots, ``at`` when they may come.
+#: ``ab`` a seek that allows bots to fill its seats, ``at`` when they may come, ``lv`` the built-in
+#: level it asks for and ``bp`` whether bot players may come to it (absent in seeks posted before
+#: issue 42: any level, bot players welcome).
 _PRELUDE = """
 local K_SEEKS, K_STATUS, K_COMPAT, K_OPEN, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local K_BOTWAIT, K_PAIRINGS, K_UNFINISHED = KEYS[6], KEYS[7], KEYS[8]
@@ -92,9 +94,12 @@ local K_BOTWAIT, K_PAIRINGS, K_UNFINISHED = KEYS[6], KEYS[7], KEYS[8]
 local function fits(a, b)  -- b's rating within a's range
   return (a.lo == nil or b.r >= a.lo) and (a.hi == nil or b.r <= a.hi)
 end
-local function willing(a, b, now)  -- a person meets a bot player only once its bots may come
-  if b.b and not a.b then return a.ab == true and a.at <= now end
+local function willing(a, b, now)  -- a person meets a bot player once its bots may come, if they may be
+  if b.b and not a.b then return a.ab == true and a.at <= now and a.bp ~= false end  -- bot players
   return true
+end
+local function agree(a, b)  -- the seeks of one fill ask for one built-in level
+  return a.lv == nil or b.lv == nil or a.lv == b.lv
 end
 local function compatible(a, b, now)
   return a.p ~= b.p and a.t == b.t and fits(a, b) and fits(b, a) and willing(a, b, now)
@@ -121,7 +126,7 @@ local function group(first, now, need, fill, pid, limit)
         if not fill or bot_ready(cand, now) then
           local ok = true
           for _, m in ipairs(records) do
-            if not compatible(m, cand, now) then ok = false break end
+            if not compatible(m, cand, now) or (fill and not agree(m, cand)) then ok = false break end
           end
           if ok then
             members[#members + 1] = id
@@ -490,6 +495,10 @@ class SeekStore:
         """Every pool with seeks (or lately with some), and when a seek was last posted there."""
         return [(Pool.from_tag(t), s) for t, s in _scored(self.redis.zrange(_POOLS, 0, -1, withscores=True))]
 
+    def app_pools(self, app: str) -> list[Pool]:
+        """The pools of ``app`` with seeks (or lately with some)."""
+        return [pool for pool, _ in self.pools() if pool.app == app]
+
     def drop_pool(self, pool: Pool, score: float) -> bool:
         """Forget the pool in the pools' index if it holds nothing (no seek record, pairing or note
         to give) and nothing was posted there since ``score`` (read before this look): a posting
@@ -587,6 +596,12 @@ class SeekStore:
             app, _, cid = _text(row).rpartition(":")
             out.append((app, cid))
         return out
+
+    def app_challenges(self, app: str) -> list[str]:
+        """The ids of ``app``'s challenges listed for expiry (the open ones)."""
+        prefix = f"{app}:"
+        rows = self.redis.zscan_iter(_CHALLENGE_EXPIRY, match=f"{prefix}*", count=1000)
+        return [_text(member).removeprefix(prefix) for member, _ in rows]
 
     def unlist_challenge(self, app: str, challenge_id: str) -> None:
         self.redis.zrem(_CHALLENGE_EXPIRY, f"{app}:{challenge_id}")

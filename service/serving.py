@@ -19,7 +19,10 @@ request:
   request that did more than needed are done once a second, once per address, or when first needed
   (:func:`install_per_request_cuts`);
 * Python's cycle collector runs less often, and never again over what the app made at start-up
-  (:func:`tune_gc`).
+  (:func:`tune_gc`);
+* on SIGTERM the waiting clients are sent away and the idle keep-alive connections closed at once,
+  so a process stops as soon as its requests in flight are answered: an idle connection held the
+  process for the whole keep-alive time (10 s) before.
 
 Per-request admission (how many requests work at once, a long-poll giving its place up, noticing a
 client that left) is the app's side, in :mod:`service.http.admission`.
@@ -28,13 +31,16 @@ client that left) is the app's side, in :mod:`service.http.admission`.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import gc
 import io
 import math
 import os
 import shutil
+import struct
 import tempfile
+import termios
 import time
 from typing import Any, cast
 
@@ -55,6 +61,9 @@ WORKER_TIMEOUT = 30
 #: Objects made (less those freed) between two of the cycle collector's passes over the youngest
 #: ones: ten times Python's 700 (:func:`tune_gc`).
 GC_YOUNG_THRESHOLD = 7000
+#: Seconds a connection waits for its next request once the process is stopping (SIGTERM): a request
+#: already on its way gets in, and the connection closes after its answer.
+STOPPING_WAIT = 1.0
 
 #: Status, reason and error code of what gunicorn refuses itself (anything else it refuses is a 400).
 _REFUSALS: list[tuple[type[Exception], int, str, str]] = [
@@ -198,6 +207,33 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
+def _bytes_waiting(sock: Any) -> int:
+    """Bytes received on ``sock`` and not read yet (the kernel's count: no read, no wait)."""
+    raw = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("i", raw)[0])
+
+
+class _Wait:
+    """A connection's wait for its next request: its keep-alive ``timer`` (silent: its expiry ends the
+    wait with no request), listed in ``idle`` by greenlet while it waits (:meth:`Worker._close_idle`
+    ends it early).  A class, not a generator: one is made per request."""
+
+    __slots__ = ("idle", "me", "timer")
+
+    def __init__(self, idle: dict[Any, gevent.Timeout], timer: gevent.Timeout) -> None:
+        self.idle = idle
+        self.timer = timer
+        self.me = gevent.getcurrent()
+
+    def __enter__(self) -> None:
+        self.idle[self.me] = self.timer
+        self.timer.__enter__()
+
+    def __exit__(self, *exc: Any) -> bool:
+        self.idle.pop(self.me, None)
+        return bool(self.timer.__exit__(*exc))
+
+
 class Worker(GeventWorker):
     """gunicorn's gevent worker with time limits on slow clients and JSON errors (see the module)."""
 
@@ -215,23 +251,49 @@ class Worker(GeventWorker):
         self.body_timeout = config.body_timeout_seconds
         self.send_timeout = config.send_timeout_seconds
         self.max_body = config.max_body_bytes
+        #: The connections of this process (their greenlet: their socket), and those waiting for
+        #: their next request (their greenlet: the keep-alive timer of the wait): on SIGTERM the
+        #: waiting ones stop waiting (:meth:`_close_idle`).
+        self._connections: dict[Any, Any] = {}
+        self._idle: dict[Any, gevent.Timeout] = {}
 
     def handle_exit(self, sig: int, frame: Any) -> None:
-        """SIGTERM: stop accepting (gunicorn) and send the waiting clients away now, so the process
-        ends as soon as its requests in flight are done instead of at ``graceful_timeout``."""
+        """SIGTERM: stop accepting (gunicorn), send the waiting clients away and close the idle
+        keep-alive connections now, so the process ends as soon as its requests in flight are done
+        instead of at ``graceful_timeout``."""
         super().handle_exit(sig, frame)
         from service.live import end_all_waiters  # imported here: the master must not import redis-py
 
         gevent.spawn(end_all_waiters)
+        gevent.spawn(self._close_idle)
+
+    def _close_idle(self) -> None:
+        """End the wait of every connection waiting for its next request with nothing of one received
+        yet, as its keep-alive timer would (gunicorn then closes it quietly).  One whose next request
+        has begun to arrive is answered; after it, the connection waits :data:`STOPPING_WAIT` at most."""
+        for greenlet, timer in list(self._idle.items()):
+            with contextlib.suppress(OSError, ValueError):
+                if _bytes_waiting(self._connections[greenlet]) == 0:
+                    greenlet.kill(timer, block=False)
+
+    def timeout_ctx(self) -> _Wait:
+        """gunicorn's wait for a connection's next request (its keep-alive timer), known to
+        :meth:`_close_idle`; once the process is stopping, a short one (a request already on its way
+        still gets in)."""
+        return _Wait(self._idle, gevent.Timeout(self.cfg.keepalive if self.alive else STOPPING_WAIT, False))
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         # gunicorn's gevent worker makes the socket blocking (no timeout): a client that stops reading
         # would hold a response write forever.
         client.settimeout(self.send_timeout)
+        me = gevent.getcurrent()
+        self._connections[me] = client
         try:
             AsyncWorker.handle(self, listener, client, addr)
         except TimeoutError:  # a write to a client that stopped reading; nothing left to tell it
             util.close(client)
+        finally:
+            self._connections.pop(me, None)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         if not self._buffer_body(req, sock):

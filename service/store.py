@@ -3,7 +3,8 @@
 Key layout (every key of one match carries the hash tag ``{m:<id>}``, so a match lives in one Redis
 Cluster slot and the commit script may touch all of it):
 
-``tt:{m:<id>}:meta``    hash: game, seats, token hashes, options, seed, version, status, to_move, ...
+``tt:{m:<id>}:meta``    hash: game, seats, token hashes, options, seed, version, status, to_move, the
+                        seats' decision counts (``decisions``, ``stand_in``), ...
 ``tt:{m:<id>}:state``   the engine's encoded state
 ``tt:{m:<id>}:events``  a Redis Stream; entry ids are ``<version>-<n>`` (the n-th event of the move that
                         produced that version; ``0-1`` is the creation event), so an event id says which
@@ -411,6 +412,10 @@ class MatchMeta:
     life: dict[str, Any] = field(default_factory=dict)
     #: The time control and its state (see :mod:`service.matches.clocks`), or ``None``: no clock.
     clock: dict[str, Any] | None = None
+    #: Per seat, the decisions committed for it, and how many of them a stand-in made (a timeout's bot,
+    #: the bot of an away or resigned seat): see :mod:`service.matches.stand_ins`.  Empty: none yet.
+    decisions: list[int] = field(default_factory=list)
+    stand_in: list[int] = field(default_factory=list)
 
     def to_redis(self) -> dict[str, str]:
         return {
@@ -425,6 +430,7 @@ class MatchMeta:
             "created_at": repr(self.created_at),
             **progress_fields(self.status, self.to_move, self.result, self.updated_at),
             **lifecycle_fields(self),
+            **decision_fields(self.decisions, self.stand_in),
         }
 
     @classmethod
@@ -451,6 +457,8 @@ class MatchMeta:
             seq=int(h["seq"]),
             life=loads(h.get("life") or "{}"),
             clock=loads(h["clock"]) if h.get("clock") else None,
+            decisions=loads(h["decisions"]) if h.get("decisions") else [],
+            stand_in=loads(h["stand_in"]) if h.get("stand_in") else [],
         )
 
 
@@ -464,6 +472,11 @@ def progress_fields(
         "result": "" if result is None else dumps(result),
         "updated_at": repr(updated_at),
     }
+
+
+def decision_fields(decisions: list[int], stand_in: list[int]) -> dict[str, str]:
+    """The meta fields that count each seat's decisions and its stand-in's (every move changes them)."""
+    return {"decisions": dumps(decisions), "stand_in": dumps(stand_in)}
 
 
 def lifecycle_fields(meta: MatchMeta) -> dict[str, str]:

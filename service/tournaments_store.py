@@ -1,5 +1,5 @@
-"""Redis persistence of tournaments (issue 31).  Beside :mod:`service.store` and the other stores, the
-only code that talks to Redis about them; every script here touches one cluster slot.
+"""Redis persistence of tournaments (issues 31 and 42).  Beside :mod:`service.store` and the other stores,
+the only code that talks to Redis about them; every script here touches one cluster slot.
 
 **A tournament** is one slot, hash tag ``{t:<app>:<id>}``; ``T`` below is ``tt:{t:<app>:<id>}``:
 
@@ -7,33 +7,46 @@ only code that talks to Redis about them; every script here touches one cluster 
                format, rounds, matches per pairing, rated, time control, parallel, creator; JSON,
                never rewritten), ``status`` (``scheduled``, ``running``, ``finished``,
                ``cancelled``), ``created_at``, ``starts_at``, ``finished_at`` (``""`` until over),
-               ``rounds`` (the rounds it plays), ``round`` (the rounds paired so far: all of them
-               from the start in a round robin), ``total`` (matches scheduled so far), ``done``
-               (matches finished or aborted), ``byes`` (Swiss: ``{"<round>": [entrant...]}``, JSON),
-               ``stopped`` (JSON: the numbers of the matches a cancel found under way)
-``T:m``        hash: match number -> ``{"match_id", "round", "entrants"}`` (JSON, never rewritten)
-``T:st``       hash: match number -> ``pending`` (not created, or not yet marked created),
-               ``active``, ``finished``, ``aborted``
-``T:res``      hash: match number -> ``{"places", "scores"}`` (JSON) of a finished match
-``T:pending``  sorted set: pending match numbers, scored by the number (the schedule's order: the
-               oldest round first)
+               ``reason`` (why it was cancelled, ``""`` otherwise), ``rounds`` (the rounds it
+               plays), ``round`` (the rounds paired so far: all of them from the start in a round
+               robin, 0 in a Swiss until the scheduler pairs round 1), ``total`` (matches scheduled so
+               far: all of a round robin's from the start), ``planned`` (the matches it will have
+               in all: a Swiss's every round), ``next`` (the lowest match number not
+               made yet: every match below it was made, or recorded), ``done`` (matches finished or
+               aborted), ``byes`` (Swiss: ``{"<round>": [entrant...]}``, JSON)
+``T:m``        hash (Swiss only): match number -> ``{"match_id", "round", "entrants"}`` (JSON, never
+               rewritten), written when the scheduler pairs its round.  A round robin's matches are
+               not stored: each is derived from the spec
+               (:func:`service.matches.tournament_pairing.round_robin_match`).
+``T:st``       hash: match number -> ``active``, ``finished``, ``aborted``; a number without a status is
+               ``pending`` (not made yet, or made and not yet marked)
+``T:res``      hash: match number -> ``{"places", "scores", "stand_in"?, "decisions"?}`` (JSON) of a
+               finished match
 ``T:active``   sorted set: match numbers under way -> when marked so
 
+So creating a tournament writes its ``T:doc`` and nothing per match (issue 42): the record grows as its
+matches start and end, and a cancel is one write whatever the tournament's size.
+
 A tournament that is over (finished or cancelled) expires, every key at once, after the retention
-of finished matches (``TABLETOP_RETENTION_SECONDS``), set by the script that ends it; nothing writes
-it after that, so no part of it outlives the rest.
+of finished matches (``TABLETOP_RETENTION_SECONDS``), set by the script that ends it; nothing but the
+cancelled tournament's clean-up (:meth:`TournamentStore.settled`, which only removes) writes it after
+that, so no part of it outlives the rest.
 
 A match moves only forward, ``pending`` -> ``active`` -> ``finished``/``aborted`` (or ``pending`` ->
 ``finished``/``aborted`` directly: a match may end before the scheduler that created it marks it
-``active``), and every move is a script that checks the status it moves from: two processes
-scheduling or recording at once change each match once.
+``active``), and every move is a script that checks the status it moves from and that the tournament
+is running: two processes scheduling or recording at once change each match once, and nothing is
+recorded once it is over (a cancel freezes the standings).
 
-Two global keys, each written apart from the tournament's slot (so they may be stale for a moment;
-the sweep reads through them and tolerates it): ``tt:tournaments:due`` (sorted set: ``<app>:<id>`` ->
-when the sweep should look at it next) and, per app, ``tt:{a:<app>}:tournaments`` (sorted set, every
-score 0: the app's tournament ids, which sort by creation time, for keyset listing newest first).
-An expired tournament leaves both lazily: the sweep drops a due entry whose record is gone, a listing
-an id whose record is gone.
+Global keys, each written apart from the tournament's slot (so they may be stale for a moment; the
+sweep reads through them and tolerates it): ``tt:tournaments:due`` (sorted set: ``<app>:<id>`` -> when
+the sweep should look at it next).  Per app, in the app's slot (hash tag ``{a:<app>}``):
+``tt:{a:<app>}:tournaments`` (sorted set, every score 0: the app's tournament ids, which sort by
+creation time, for keyset listing newest first) and ``tt:{a:<app>}:live`` (hash: the id of each of its
+tournaments scheduled or running -> its matches not over yet, as last counted: what the per-app caps
+count, :meth:`TournamentStore.reserve`).  An expired tournament leaves them lazily: the sweep drops a
+due entry whose record is gone, a listing an id whose record is gone, a count of the live ones an id
+whose tournament is over or gone.
 """
 
 from __future__ import annotations
@@ -48,7 +61,8 @@ PENDING, ACTIVE, FINISHED, ABORTED = "pending", "active", "finished", "aborted"
 SCHEDULED, RUNNING, CANCELLED = "scheduled", "running", "cancelled"
 
 _DUE = "tt:tournaments:due"
-_PARTS = ("doc", "m", "st", "res", "pending", "active")
+_PARTS = ("doc", "m", "st", "res", "active")
+_DOC, _M, _ST, _RES, _ACTIVE = range(len(_PARTS))
 
 #: Start a scheduled tournament.  KEYS: the parts.  ARGV: now.  Returns the status after.
 _START = """
@@ -60,59 +74,64 @@ end
 return status or ''
 """
 
-#: Mark created matches under way.  ARGV: now, then match numbers.  Returns how many moved.
+#: Mark the matches ``first`` .. ``last`` made and under way (those not recorded already), and move
+#: ``next`` past them.  ARGV: now, first, last.  Returns how many were marked (0: not running, or
+#: another process marked them first).
 _STARTED = """
-if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return -1 end
+local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
+if tonumber(redis.call('HGET', KEYS[1], 'next')) ~= first then return 0 end
+if last > tonumber(redis.call('HGET', KEYS[1], 'total')) then return 0 end
 local moved = 0
-for i = 2, #ARGV do
-  local n = ARGV[i]
-  if redis.call('HGET', KEYS[3], n) == 'pending' then
-    redis.call('HSET', KEYS[3], n, 'active')
-    redis.call('ZREM', KEYS[5], n)
-    redis.call('ZADD', KEYS[6], ARGV[1], n)
+for n = first, last do
+  if redis.call('HSETNX', KEYS[3], n, 'active') == 1 then
+    redis.call('ZADD', KEYS[5], ARGV[1], n)
     moved = moved + 1
   end
 end
+redis.call('HSET', KEYS[1], 'next', last + 1)
 return moved
 """
 
 #: Record a match's end.  ARGV: number, ``finished``/``aborted``, result JSON ("" for aborted).
-#: Returns 1 if recorded now, 0 if it was recorded (or cancelled) before, or the tournament is gone
-#: (expired: nothing may bring back a part of it without its time to live).
+#: Returns 1 if recorded now, 0 if it was recorded before, or the tournament is not running (over:
+#: its standings stay as they were; gone: nothing may bring back a part of it without its time to
+#: live).
 _RECORD = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local n = ARGV[1]
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+local n = tonumber(ARGV[1])
+if n < 1 or n > tonumber(redis.call('HGET', KEYS[1], 'total')) then return 0 end
 local status = redis.call('HGET', KEYS[3], n)
-if status ~= 'pending' and status ~= 'active' then return 0 end
+if status and status ~= 'active' then return 0 end
 redis.call('HSET', KEYS[3], n, ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[4], n, ARGV[3]) end
 redis.call('ZREM', KEYS[5], n)
-redis.call('ZREM', KEYS[6], n)
 redis.call('HINCRBY', KEYS[1], 'done', 1)
 return 1
 """
 
-#: Add a Swiss round once the one before is over.  ARGV: round, byes JSON, then number, match JSON
-#: pairs.  Returns 1 if added now, 0 if not (added by another process, or not its time).
+#: Add a Swiss round once the one before is over (every match made, none under way).  ARGV: round,
+#: byes JSON, then number, match JSON pairs.  Returns 1 if added now, 0 if not (added by another
+#: process, or not its time).
 _ADD_ROUND = """
 local round = tonumber(ARGV[1])
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 if tonumber(redis.call('HGET', KEYS[1], 'round')) ~= round - 1 then return 0 end
-if redis.call('ZCARD', KEYS[5]) > 0 or redis.call('ZCARD', KEYS[6]) > 0 then return 0 end
+local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
+if tonumber(redis.call('HGET', KEYS[1], 'next')) <= total or redis.call('ZCARD', KEYS[5]) > 0 then
+  return 0
+end
 local added = 0
 for i = 3, #ARGV, 2 do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
-  redis.call('HSET', KEYS[3], ARGV[i], 'pending')
-  redis.call('ZADD', KEYS[5], tonumber(ARGV[i]), ARGV[i])
   added = added + 1
 end
-redis.call('HSET', KEYS[1], 'round', round, 'byes', ARGV[2])
-redis.call('HINCRBY', KEYS[1], 'total', added)
+redis.call('HSET', KEYS[1], 'round', round, 'byes', ARGV[2], 'total', total + added)
 return 1
 """
 
 #: Expire every key of a tournament that is over after the retention (ARGV[2], seconds; 0 keeps it),
-#: as a finished match's keys are (``commit.lua``).  Nothing writes a tournament once it is over.
+#: as a finished match's keys are (``commit.lua``).
 _EXPIRE = """
 local keep = tonumber(ARGV[2])
 if keep > 0 then
@@ -120,12 +139,15 @@ if keep > 0 then
 end
 """
 
-#: Finish a running tournament whose every match is over and whose every round was paired.
+#: Finish a running tournament whose every match is made and over, and whose every round was paired.
 #: ARGV: now, retention.  Returns 1 if finished now.
 _FINISH = (
     """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-if redis.call('ZCARD', KEYS[5]) > 0 or redis.call('ZCARD', KEYS[6]) > 0 then return 0 end
+if redis.call('ZCARD', KEYS[5]) > 0 then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'next')) <= tonumber(redis.call('HGET', KEYS[1], 'total')) then
+  return 0
+end
 if tonumber(redis.call('HGET', KEYS[1], 'round')) < tonumber(redis.call('HGET', KEYS[1], 'rounds')) then
   return 0
 end
@@ -137,28 +159,53 @@ return 1
 """
 )
 
-#: Cancel a scheduled or running tournament: every match not over is aborted in the record.  ARGV:
-#: now, retention.  Returns ``{"ok", numbers that were under way...}`` or ``{"over", status}``.
+#: Cancel a scheduled or running tournament, in constant time whatever its size: it is ``cancelled``,
+#: every match not over counts as aborted (``done`` = ``total``: read so, nothing is written per
+#: match), and the matches under way stay listed in ``T:active`` for the sweep to abort
+#: (:meth:`TournamentStore.settled`).  ARGV: now, retention, reason.  Returns ``{"ok"}`` or
+#: ``{"over", status}``.
 _CANCEL = (
     """
 local status = redis.call('HGET', KEYS[1], 'status')
 if status ~= 'scheduled' and status ~= 'running' then return {'over', status or ''} end
-local active = redis.call('ZRANGE', KEYS[6], 0, -1)
-local pending = redis.call('ZRANGE', KEYS[5], 0, -1)
-for _, n in ipairs(active) do redis.call('HSET', KEYS[3], n, 'aborted') end
-for _, n in ipairs(pending) do redis.call('HSET', KEYS[3], n, 'aborted') end
-redis.call('DEL', KEYS[5], KEYS[6])
-redis.call('HINCRBY', KEYS[1], 'done', #active + #pending)
-redis.call('HSET', KEYS[1], 'status', 'cancelled', 'finished_at', ARGV[1], 'stopped', cjson.encode(active))
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'finished_at', ARGV[1], 'reason', ARGV[3],
+  'done', redis.call('HGET', KEYS[1], 'total'))
 """
     + _EXPIRE
     + """
-local out = {'ok'}
-for _, n in ipairs(active) do out[#out + 1] = n end
-for _, n in ipairs(pending) do out[#out + 1] = n end
-return out
+return {'ok'}
 """
 )
+
+#: Forget matches of a cancelled tournament that the sweep has aborted.  ARGV: numbers.
+_SETTLED = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'cancelled' then return 0 end
+return redis.call('ZREM', KEYS[5], unpack(ARGV))
+"""
+
+#: Reserve a new tournament in its app's caps, in one script on the app's slot.  KEYS: the app's live
+#: hash.  ARGV: id, its matches, the most tournaments live, the most matches not over (0: no cap).
+#: Returns ``{"ok"}``, or ``{"tournaments", live}`` / ``{"matches", not over}``: the cap it would
+#: pass, and what is in use.
+_RESERVE = """
+local max_live, max_matches = tonumber(ARGV[3]), tonumber(ARGV[4])
+local live = redis.call('HLEN', KEYS[1])
+if max_live > 0 and live >= max_live then return {'tournaments', live} end
+local used = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do used = used + tonumber(v) end
+if max_matches > 0 and used + tonumber(ARGV[2]) > max_matches then return {'matches', used} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {'ok'}
+"""
+
+#: Update the matches not over of live tournaments (only those still listed: an ended one stays out).
+#: KEYS: the app's live hash.  ARGV: id, count pairs.
+_RECOUNT = """
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+"""
 
 
 def tournament_key(app: str, tid: str, part: str) -> str:
@@ -171,30 +218,53 @@ def app_index_key(app: str) -> str:
     return f"tt:{{a:{app}}}:tournaments"
 
 
+def app_live_key(app: str) -> str:
+    """The app's tournaments scheduled or running, each with its matches not over (the caps' count)."""
+    return f"tt:{{a:{app}}}:live"
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
 @dataclass(frozen=True)
 class Head:
-    """What the scheduler reads: the tournament's fields (``doc`` without the spec decoded), the
-    first pending matches (number, match JSON) and the count under way."""
+    """What the scheduler reads: the tournament's fields (``doc`` without the spec decoded) and the
+    numbers of the matches under way."""
 
     doc: dict[str, str]
-    pending: list[tuple[int, dict[str, Any]]]
-    pending_count: int
     active: list[int]
+
+    @property
+    def next(self) -> int:
+        return int(self.doc.get("next", "1"))
+
+    @property
+    def total(self) -> int:
+        return int(self.doc.get("total", "0"))
 
 
 @dataclass(frozen=True)
 class Stored:
-    """A whole tournament as stored: its fields, its spec, and every match with status and result."""
+    """A whole tournament as stored: its fields, its spec, the matches stored (a Swiss's; a round
+    robin's are derived), the status of every match made, the results, and those under way."""
 
     doc: dict[str, str]
     spec: dict[str, Any]
     matches: dict[int, dict[str, Any]]
     statuses: dict[int, str]
     results: dict[int, dict[str, Any]]
+    active: list[int]
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """A reservation's answer: ``ok``, or the cap (``tournaments``, ``matches``) it would pass and how
+    much of it is in use."""
+
+    ok: bool
+    cap: str = ""
+    in_use: int = 0
 
 
 class TournamentStore:
@@ -208,60 +278,91 @@ class TournamentStore:
         self._add_round = client.register_script(_ADD_ROUND)
         self._finish = client.register_script(_FINISH)
         self._cancel = client.register_script(_CANCEL)
+        self._settled = client.register_script(_SETTLED)
+        self._reserve = client.register_script(_RESERVE)
+        self._recount = client.register_script(_RECOUNT)
 
     @staticmethod
     def keys(app: str, tid: str) -> list[str]:
         return [tournament_key(app, tid, part) for part in _PARTS]
 
-    def create(
-        self,
-        app: str,
-        tid: str,
-        fields: dict[str, Any],
-        matches: list[tuple[int, dict[str, Any]]],
-        look_at: float,
-    ) -> None:
-        """Write a new tournament (``fields``: its doc hash, ``spec`` already JSON) with its first
-        ``matches``, all pending, in one transaction on its slot; then list it in the app's index
-        and the due index (apart: a crash between leaves a tournament nobody lists yet, never a
-        listed one that does not exist)."""
-        k = self.keys(app, tid)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(k[0], mapping={name: _field(v) for name, v in fields.items()})
-        if matches:
-            pipe.hset(k[1], mapping={str(n): json.dumps(m) for n, m in matches})
-            pipe.hset(k[2], mapping={str(n): PENDING for n, _ in matches})
-            pipe.zadd(k[4], {str(n): n for n, _ in matches})
-        pipe.execute()
+    # -- the per-app caps ---------------------------------------------------------------------------
+
+    def reserve(self, app: str, tid: str, matches: int, max_live: int, max_matches: int) -> Reserved:
+        """Count a new tournament of ``matches`` matches against the app's caps (0: none), atomically,
+        before it is written (:meth:`create`): two creations at once cannot both take the last place.
+        A crash before :meth:`create` leaves an id whose record never comes: :meth:`live` readers drop
+        it once it is old (see :meth:`service.matches.tournaments.Tournaments.usage`)."""
+        keys = [app_live_key(app)]
+        out = [_text(x) for x in self._reserve(keys=keys, args=[tid, matches, max_live, max_matches])]
+        if out[0] == "ok":
+            return Reserved(True)
+        return Reserved(False, out[0], int(out[1]))
+
+    def live(self, app: str) -> dict[str, int]:
+        """The app's tournaments counted as live, each with its matches not over, as last counted."""
+        return {_text(k): int(v) for k, v in self.redis.hgetall(app_live_key(app)).items()}
+
+    def recount(self, app: str, counts: dict[str, int]) -> None:
+        """Set the matches not over of the app's live tournaments (those still counted as live)."""
+        if counts:
+            args: list[Any] = []
+            for tid, n in counts.items():
+                args += [tid, n]
+            self._recount(keys=[app_live_key(app)], args=args)
+
+    def ended(self, app: str, tids: list[str]) -> None:
+        """The tournaments are over (or gone): they count no more against the app's caps."""
+        if tids:
+            self.redis.hdel(app_live_key(app), *tids)
+
+    def counts(self, app: str, tids: list[str]) -> dict[str, tuple[str, int] | None]:
+        """Each tournament's status and matches not over (of all it plans: ``planned``), ``None`` for
+        one gone, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for tid in tids:
+            pipe.hmget(tournament_key(app, tid, "doc"), ["status", "planned", "total", "done"])
+        out: dict[str, tuple[str, int] | None] = {}
+        for tid, (status, planned, total, done) in zip(tids, pipe.execute(), strict=True):
+            if status is None:
+                out[tid] = None
+                continue
+            out[tid] = (_text(status), max(int(planned or 0), int(total or 0)) - int(done or 0))
+        return out
+
+    # -- one tournament -----------------------------------------------------------------------------
+
+    def create(self, app: str, tid: str, fields: dict[str, Any], look_at: float) -> None:
+        """Write a new tournament (``fields``: its doc hash, ``spec`` already JSON): one hash, whatever
+        its size; then list it in the app's index and ask the sweep to look at it at ``look_at`` (apart:
+        a crash between leaves a tournament nobody lists or schedules yet, never a listed one that does
+        not exist; it still counts as live for its app, whose revocation cancels it)."""
+        self.redis.hset(
+            tournament_key(app, tid, "doc"), mapping={name: _field(v) for name, v in fields.items()}
+        )
         self.redis.zadd(app_index_key(app), {tid: 0})
         self.schedule(app, tid, look_at)
 
-    def head(self, app: str, tid: str, limit: int) -> Head | None:
-        """The fields, the first ``limit`` pending matches and the matches under way, read at once."""
+    def head(self, app: str, tid: str) -> Head | None:
+        """The fields and the matches under way, read at once."""
         k = self.keys(app, tid)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hgetall(k[0])
-        pipe.zrange(k[4], 0, max(limit, 1) - 1)
-        pipe.zcard(k[4])
-        pipe.zrange(k[5], 0, -1)
-        raw, pending, count, active = pipe.execute()
+        pipe.hgetall(k[_DOC])
+        pipe.zrange(k[_ACTIVE], 0, -1)
+        raw, active = pipe.execute()
         if not raw:
             return None
-        doc = {_text(a): _text(b) for a, b in raw.items()}
-        numbers = [int(_text(n)) for n in pending][: max(limit, 0)]
-        pend: list[tuple[int, dict[str, Any]]] = []
-        if numbers:
-            raws = self.redis.hmget(k[1], [str(n) for n in numbers])
-            pend = [(n, json.loads(r)) for n, r in zip(numbers, raws, strict=True) if r is not None]
-        return Head(doc, pend, int(count), [int(_text(n)) for n in active])
+        doc = {_text(a): _text(b) for a, b in raw.items() if _text(a) != "spec"}
+        return Head(doc, [int(_text(n)) for n in active])
 
     def load(self, app: str, tid: str) -> Stored | None:
         """The whole tournament, read in one transaction (a consistent picture)."""
         k = self.keys(app, tid)
         pipe = self.redis.pipeline(transaction=True)
-        for key in k[:4]:
+        for key in k[:_ACTIVE]:
             pipe.hgetall(key)
-        raw, ms, st, res = pipe.execute()
+        pipe.zrange(k[_ACTIVE], 0, -1)
+        raw, ms, st, res, active = pipe.execute()
         if not raw:
             return None
         doc = {_text(a): _text(b) for a, b in raw.items()}
@@ -271,11 +372,26 @@ class TournamentStore:
             {int(_text(n)): json.loads(v) for n, v in ms.items()},
             {int(_text(n)): _text(v) for n, v in st.items()},
             {int(_text(n)): json.loads(v) for n, v in res.items()},
+            [int(_text(n)) for n in active],
         )
+
+    def matches(self, app: str, tid: str, numbers: list[int]) -> dict[int, dict[str, Any]]:
+        """The stored matches (a Swiss's) of these numbers."""
+        if not numbers:
+            return {}
+        raws = self.redis.hmget(tournament_key(app, tid, "m"), [str(n) for n in numbers])
+        return {n: json.loads(r) for n, r in zip(numbers, raws, strict=True) if r is not None}
 
     def status(self, app: str, tid: str) -> str | None:
         raw = self.redis.hget(tournament_key(app, tid, "doc"), "status")
         return None if raw is None else _text(raw)
+
+    def statuses(self, app: str, tids: list[str]) -> list[str | None]:
+        """The status of each tournament (``None``: gone), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for tid in tids:
+            pipe.hget(tournament_key(app, tid, "doc"), "status")
+        return [None if s is None else _text(s) for s in pipe.execute()]
 
     def spec(self, app: str, tid: str) -> dict[str, Any] | None:
         """The tournament as created (never rewritten: a process may keep it)."""
@@ -285,14 +401,17 @@ class TournamentStore:
     def start(self, app: str, tid: str, now: float) -> str:
         return _text(self._start(keys=self.keys(app, tid), args=[repr(now)]))
 
-    def started(self, app: str, tid: str, numbers: list[int], now: float) -> int:
-        if not numbers:
+    def started(self, app: str, tid: str, first: int, last: int, now: float) -> int:
+        """Mark matches ``first`` .. ``last`` made and under way: how many were marked now, 0 if
+        another process did it first, -1 if the tournament is not running (cancelled meanwhile)."""
+        if last < first:
             return 0
-        return int(self._started(keys=self.keys(app, tid), args=[repr(now), *numbers]))
+        return int(self._started(keys=self.keys(app, tid), args=[repr(now), first, last]))
 
     def record(self, app: str, tid: str, number: int, status: str, result: dict[str, Any] | None) -> bool:
-        """Record match ``number`` ``finished`` (with its ``result``: places, scores) or ``aborted``;
-        whether this call recorded it (once per match, however often it is asked)."""
+        """Record match ``number`` ``finished`` (with its ``result``: places, scores...) or ``aborted``;
+        whether this call recorded it (once per match, however often it is asked; never once the
+        tournament is over)."""
         args: list[Any] = [number, status, "" if result is None else json.dumps(result)]
         return bool(self._record(keys=self.keys(app, tid), args=args))
 
@@ -308,15 +427,24 @@ class TournamentStore:
         """Finish it if every match is over; its keys then expire after ``keep`` seconds (0: never)."""
         return bool(self._finish(keys=self.keys(app, tid), args=[repr(now), int(keep)]))
 
-    def cancel(self, app: str, tid: str, now: float, keep: int) -> tuple[bool, list[int] | str]:
-        """Cancel: ``(True, numbers of the matches that were under way)``, or ``(False, status)``
-        for a tournament over already (``""``: none).  Its keys expire after ``keep`` seconds (0:
-        never)."""
-        args: list[str | int] = [repr(now), int(keep)]
+    def cancel(self, app: str, tid: str, now: float, keep: int, reason: str) -> tuple[bool, str]:
+        """Cancel in constant time: ``(True, "")``, or ``(False, status)`` for a tournament over
+        already (``""``: none).  Its keys expire after ``keep`` seconds (0: never)."""
+        args: list[str | int] = [repr(now), int(keep), reason]
         out = [_text(x) for x in self._cancel(keys=self.keys(app, tid), args=args)]
         if out[0] != "ok":
             return False, out[1]
-        return True, [int(n) for n in out[1:]]
+        return True, ""
+
+    def active(self, app: str, tid: str, limit: int) -> list[int]:
+        """The first ``limit`` numbers still listed under way."""
+        rows = self.redis.zrange(tournament_key(app, tid, "active"), 0, max(limit, 1) - 1)
+        return [int(_text(n)) for n in rows]
+
+    def settled(self, app: str, tid: str, numbers: list[int]) -> None:
+        """The sweep aborted these matches of a cancelled tournament: no longer listed under way."""
+        if numbers:
+            self._settled(keys=self.keys(app, tid), args=numbers)
 
     # -- the global indexes -------------------------------------------------------------------------
 

@@ -13,7 +13,8 @@ per app), so each script below touches one slot and declares every key it touche
                                  previous_secret_expires_at, seq (the log's counter)
 ``tt:{a:<app>}:wh:<ep>:msgs``    hash: message id -> its state (flat JSON: type, source, status,
                                  attempts, next_attempt_at, ..., ``next``: the message of the same
-                                 source queued after it)
+                                 source queued after it; ``caught_up``: its attempts when a catch-up
+                                 last made it due)
 ``tt:{a:<app>}:wh:<ep>:body``    hash: message id -> the payload, exactly the bytes signed
 ``tt:{a:<app>}:wh:<ep>:log``     sorted set: message id -> its number on this endpoint (the delivery log)
 ``tt:{a:<app>}:wh:<ep>:done``    sorted set: finished message id -> when (trimmed: :data:`KEEP_DONE`
@@ -87,6 +88,22 @@ local function join(tails, ready, msgs, source, id, now)
   redis.call('ZADD', ready, now, id)
 end
 
+-- Forget the oldest finished messages: those finished before ``before`` (epoch) and any beyond the
+-- newest ``keep``, with their log entries and bodies.
+local function trim(done, log, msgs, body, before, keep)
+  local old = redis.call('ZRANGEBYSCORE', done, '-inf', '(' .. before, 'LIMIT', 0, 100)
+  local extra = redis.call('ZCARD', done) - tonumber(keep)
+  if extra > 0 then
+    for _, o in ipairs(redis.call('ZRANGE', done, 0, extra - 1)) do old[#old + 1] = o end
+  end
+  for _, o in ipairs(old) do
+    redis.call('ZREM', done, o)
+    redis.call('ZREM', log, o)
+    redis.call('HDEL', msgs, o)
+    redis.call('HDEL', body, o)
+  end
+end
+
 -- The earliest score (as Redis prints it: exact) of the next work: a lease ending, or a ready head
 -- if there is room in flight.
 local function next_due(ep, ready, flight, concurrency)
@@ -113,12 +130,14 @@ return 1
 """
 )
 
-#: KEYS: routes, ep.  ARGV: endpoint id, field/value pairs.  1 updated, 0 no such endpoint.
+#: KEYS: routes, ep.  ARGV: endpoint id, a disabled reason that forbids this update ("": none),
+#: field/value pairs.  1 updated, 0 no such endpoint, 2 refused (disabled for that reason).
 _UPDATE = (
     _LIB
     + """
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-for i = 2, #ARGV, 2 do
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[2], 'disabled_reason') == ARGV[2] then return 2 end
+for i = 3, #ARGV, 2 do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
 end
 route(KEYS[2], KEYS[1], ARGV[1])
@@ -254,24 +273,17 @@ if outcome == 'delivered' or outcome == 'failed' then
   end
   redis.call('HSET', KEYS[2], id, cjson.encode(s))
   redis.call('ZADD', KEYS[5], now, id)
-  local old = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[13], 'LIMIT', 0, 100)
-  local extra = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[16])
-  if extra > 0 then
-    for _, o in ipairs(redis.call('ZRANGE', KEYS[5], 0, extra - 1)) do old[#old + 1] = o end
-  end
-  for _, o in ipairs(old) do
-    redis.call('ZREM', KEYS[5], o)
-    redis.call('ZREM', KEYS[6], o)
-    redis.call('HDEL', KEYS[2], o)
-    redis.call('HDEL', KEYS[7], o)
-  end
+  trim(KEYS[5], KEYS[6], KEYS[2], KEYS[7], ARGV[13], ARGV[16])
 else
   s['status'] = 'pending'
   s['next_attempt_at'] = tonumber(ARGV[5])
   redis.call('HSET', KEYS[2], id, cjson.encode(s))
   redis.call('ZADD', KEYS[3], ARGV[5], id)
 end
+local recovered, streak = 0, 0
 if outcome == 'delivered' then
+  local was = redis.call('HGET', KEYS[1], 'failing_since')
+  if was and was ~= '' then recovered = 1 end
   redis.call('HSET', KEYS[1], 'failing_since', '', 'last_success_at', ARGV[3])
 elseif outcome == 'gone' then
   redis.call('HSET', KEYS[1], 'status', 'disabled', 'disabled_reason', ARGV[15], 'updated_at', ARGV[3])
@@ -280,14 +292,136 @@ else
   local since = redis.call('HGET', KEYS[1], 'failing_since')
   if not since or since == '' then
     redis.call('HSET', KEYS[1], 'failing_since', ARGV[3])
-  elseif ARGV[11] ~= '' and tonumber(since) <= tonumber(ARGV[12]) then
+  else
+    streak = 1
+  end
+  if since and since ~= '' and ARGV[11] ~= '' and tonumber(since) <= tonumber(ARGV[12]) then
     redis.call('HSET', KEYS[1], 'status', 'disabled', 'disabled_reason', ARGV[11], 'updated_at', ARGV[3])
     route(KEYS[1], KEYS[9], ARGV[10])
   end
 end
-return {'ok', next_due(KEYS[1], KEYS[3], KEYS[4], tonumber(ARGV[14]))}
+-- The probe: an endpoint failing since before this attempt (not one failure among successes: a
+-- message the receiver refuses for itself), with nothing in flight, has its earliest waiting head
+-- tried again within a tenth (ARGV 17) of how long it has been failing or that head has waited,
+-- whichever is longer (ARGV 18 at least, ARGV 19 at most; not before ARGV 20, a Retry-After), so
+-- its return is noticed soon, whatever pauses the messages drew.
+if streak == 1 and ARGV[17] ~= '' and redis.call('ZCARD', KEYS[4]) == 0
+    and redis.call('HGET', KEYS[1], 'status') == 'enabled' then
+  local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  local hraw = first[1] and redis.call('HGET', KEYS[2], first[1])
+  if hraw then
+    local h = cjson.decode(hraw)
+    local since = tonumber(redis.call('HGET', KEYS[1], 'failing_since')) or now
+    local queued = tonumber(h['queued_at']) or tonumber(h['created_at']) or now
+    local pause = math.max(now - since, now - queued) * tonumber(ARGV[17])
+    pause = math.min(math.max(pause, tonumber(ARGV[18])), tonumber(ARGV[19]))
+    local at = math.floor((now + pause) * 1000 + 0.5) / 1000
+    if ARGV[20] ~= '' and tonumber(ARGV[20]) > at then at = tonumber(ARGV[20]) end
+    if tonumber(first[2]) > at then
+      redis.call('ZADD', KEYS[3], tostring(at), first[1])
+      h['next_attempt_at'] = at
+      redis.call('HSET', KEYS[2], first[1], cjson.encode(h))
+    end
+  end
+end
+return {'ok', next_due(KEYS[1], KEYS[3], KEYS[4], tonumber(ARGV[14])), recovered}
 """
 )
+
+#: KEYS: ep, ready, msgs.  ARGV: now, offset, batch.  The catch-up after an endpoint's recovery: up to
+#: ``batch`` of the heads waiting for a later retry (from the ``offset``-th) become due now, scored by
+#: when they were queued so the oldest go first (each still the head of its source: per-source order
+#: holds).  A head caught up before and tried only once since is left to its own pause (a message the
+#: receiver refuses for itself is not retried at the pace of the endpoint's successes).  Returns
+#: ``{caught up, left waiting, more to look at (1/0)}``.
+_CATCH_UP = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'enabled' then return {0, 0, 0} end
+local now = tonumber(ARGV[1])
+local batch = tonumber(ARGV[3])
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '+inf', 'LIMIT', tonumber(ARGV[2]), batch)
+local caught, left = 0, 0
+for _, id in ipairs(ids) do
+  local raw = redis.call('HGET', KEYS[3], id)
+  local s = raw and cjson.decode(raw)
+  local before = s and tonumber(s['caught_up'])
+  if s and (before == nil or tonumber(s['attempts']) >= before + 2) then
+    local at = tonumber(s['queued_at']) or now
+    if at > now then at = now end
+    redis.call('ZADD', KEYS[2], tostring(at), id)
+    s['next_attempt_at'] = now
+    s['caught_up'] = s['attempts']
+    redis.call('HSET', KEYS[3], id, cjson.encode(s))
+    caught = caught + 1
+  else
+    left = left + 1
+  end
+end
+local more = 0
+if #ids == batch then more = 1 end
+return {caught, left, more}
+"""
+
+#: KEYS: routes, ep, msgs, ready, flight, done, log, body, tails.  ARGV: 1 endpoint id, 2 reason, 3 now,
+#: 4 batch, 5 the error the messages fail with, 6 keep finished messages after (epoch), 7 finished
+#: messages kept at most.  Disables the endpoint with ``reason`` (unless it already is, for it) and fails
+#: up to ``batch`` of its unfinished messages, those in flight first (a lane's late outcome is then
+#: stale), each chain's next taking its place until none is left.  Returns ``{1 if this call disabled
+#: it else 0, unfinished messages left}``; ``{-1, 0}`` for no such endpoint.
+_DISABLE = (
+    _LIB
+    + """
+if redis.call('EXISTS', KEYS[2]) == 0 then return {-1, 0} end
+local changed = 0
+local f = redis.call('HMGET', KEYS[2], 'status', 'disabled_reason')
+if f[1] ~= 'disabled' or f[2] ~= ARGV[2] then
+  redis.call('HSET', KEYS[2], 'status', 'disabled', 'disabled_reason', ARGV[2], 'updated_at', ARGV[3])
+  route(KEYS[2], KEYS[1], ARGV[1])
+  changed = 1
+end
+local budget = tonumber(ARGV[4])
+local ids = redis.call('ZRANGE', KEYS[5], 0, budget - 1)
+if #ids < budget then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, budget - #ids - 1)) do ids[#ids + 1] = id end
+end
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[5], id)
+  redis.call('ZREM', KEYS[4], id)
+  local raw = redis.call('HGET', KEYS[3], id)
+  if raw then
+    local s = cjson.decode(raw)
+    s['status'] = 'failed'
+    s['next_attempt_at'] = cjson.null
+    s['error'] = ARGV[5]
+    local nxt = s['next']
+    s['next'] = nil
+    if type(nxt) == 'string' then redis.call('ZADD', KEYS[4], ARGV[3], nxt) end
+    redis.call('HSET', KEYS[3], id, cjson.encode(s))
+    redis.call('ZADD', KEYS[6], ARGV[3], id)
+  end
+end
+trim(KEYS[6], KEYS[7], KEYS[3], KEYS[8], ARGV[6], ARGV[7])
+local left = redis.call('ZCARD', KEYS[4]) + redis.call('ZCARD', KEYS[5])
+if left == 0 then redis.call('DEL', KEYS[9]) end
+return {changed, left}
+"""
+)
+
+#: KEYS: ep, ready, flight, msgs.  ARGV: message id, lease, now.  A claimed message its lane did not send
+#: (the endpoint was disabled meanwhile) goes back to wait, its attempt uncounted; 1 if it did, 0 if the
+#: lease was no longer the lane's.
+_RELEASE = """
+local score = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[3], ARGV[1])
+local raw = redis.call('HGET', KEYS[4], ARGV[1])
+if not raw then return 0 end
+local s = cjson.decode(raw)
+s['attempts'] = math.max(0, tonumber(s['attempts']) - 1)
+s['next_attempt_at'] = tonumber(ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[1], cjson.encode(s))
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+"""
 
 #: KEYS: ep, msgs, ready, done, tails.  ARGV: message id, now.  Queues a finished message again (same
 #: id, behind its source's unfinished messages); a pending head waiting for a retry becomes due now.
@@ -430,6 +564,9 @@ class WebhookStore:
         self._next_due = client.register_script(_NEXT_DUE)
         self._take = client.register_script(_TAKE)
         self._settle = client.register_script(_SETTLE)
+        self._catch_up = client.register_script(_CATCH_UP)
+        self._disable = client.register_script(_DISABLE)
+        self._release = client.register_script(_RELEASE)
 
     # -- endpoints ----------------------------------------------------------------------------------
 
@@ -441,13 +578,40 @@ class WebhookStore:
         keys = [wh_key(app, "routes"), endpoint_key(app, endpoint, "ep")]
         return bool(self._create(keys=keys, args=args))
 
-    def update_endpoint(self, app: str, endpoint: str, fields: dict[str, str]) -> bool:
-        """Set some fields of an endpoint (its route follows); ``False`` if there is no such endpoint."""
-        args: list[Any] = [endpoint]
+    def update_endpoint(
+        self, app: str, endpoint: str, fields: dict[str, str], *, unless_disabled_for: str = ""
+    ) -> int:
+        """Set some fields of an endpoint (its route follows): 1; 0 if there is no such endpoint; 2 (and
+        nothing set) if it is disabled with the reason ``unless_disabled_for``."""
+        args: list[Any] = [endpoint, unless_disabled_for]
         for name, value in fields.items():
             args += [name, value]
         keys = [wh_key(app, "routes"), endpoint_key(app, endpoint, "ep")]
-        return bool(self._update(keys=keys, args=args))
+        return int(self._update(keys=keys, args=args))
+
+    def disable(
+        self, app: str, endpoint: str, reason: str, error: str, now: float, *, batch: int = 500
+    ) -> bool | None:
+        """Disable an endpoint with ``reason`` and fail every unfinished message of it with ``error``
+        (in batches of ``batch``, so a long backlog never holds Redis for long): nothing of it is sent
+        any more.  Whether this call disabled it (``False``: it already was, for that reason; ``None``:
+        no such endpoint)."""
+        keys = [wh_key(app, "routes")] + [
+            endpoint_key(app, endpoint, p)
+            for p in ("ep", "msgs", "ready", "flight", "done", "log", "body", "tails")
+        ]
+        before = repr(now - KEEP_SECONDS)
+        args: list[str | int] = [endpoint, reason, repr(now), batch, error, before, KEEP_DONE]
+        changed, left = self._disable(keys=keys, args=args)
+        first = int(changed)
+        while int(left) > 0:
+            _, left = self._disable(keys=keys, args=args)
+        return None if first < 0 else bool(first)
+
+    def status(self, app: str, endpoint: str) -> str | None:
+        """The endpoint's status (``enabled``/``disabled``), ``None`` if there is no such endpoint."""
+        raw = self.redis.hget(endpoint_key(app, endpoint, "ep"), "status")
+        return _text(raw) if raw is not None else None
 
     def rotate_secret(self, app: str, endpoint: str, secret: str, old_expires_at: float, now: float) -> bool:
         """Make ``secret`` the endpoint's; the current one keeps signing until ``old_expires_at``."""
@@ -598,6 +762,24 @@ class WebhookStore:
             messages=messages,
         )
 
+    def catch_up(self, app: str, endpoint: str, now: float, *, batch: int = 500) -> int:
+        """Make the endpoint's heads waiting for a later retry due now, oldest first (see
+        ``_CATCH_UP``), in batches of ``batch``; how many became due."""
+        keys = [endpoint_key(app, endpoint, p) for p in ("ep", "ready", "msgs")]
+        offset = total = 0
+        while True:
+            caught, left, more = self._catch_up(keys=keys, args=[repr(now), offset, batch])
+            total += int(caught)
+            offset += int(left)
+            if not int(more):
+                return total
+
+    def release(self, app: str, endpoint: str, message: Claimed, now: float) -> bool:
+        """Put a claimed message that was not sent back to wait, its attempt uncounted (``False``: its
+        lease was no longer the lane's)."""
+        keys = [endpoint_key(app, endpoint, p) for p in ("ep", "ready", "flight", "msgs")]
+        return bool(self._release(keys=keys, args=[message.id, message.lease, repr(now)]))
+
     def record(
         self,
         app: str,
@@ -615,9 +797,15 @@ class WebhookStore:
         failing_before: float,
         concurrency: int,
         gone_reason: str,
-    ) -> tuple[bool, float | None]:
+        probe: tuple[float, float, float, float | None] | None = None,
+    ) -> tuple[bool, float | None, bool]:
         """Record one attempt's outcome (``delivered``, ``retry``, ``failed``, ``gone``): whether it
-        counted (``False``: the lease was no longer this delivery's) and the endpoint's next due time."""
+        counted (``False``: the lease was no longer this delivery's), the endpoint's next due time, and
+        whether this delivery ended a failing streak (the endpoint answers again: time to catch up).
+
+        ``probe`` (fraction, shortest, longest pause, not before): after a failure with nothing else in
+        flight, the endpoint's earliest waiting message is tried again within that fraction of how long
+        the endpoint has failed or the message has waited (see ``_RECORD``)."""
         keys = [
             endpoint_key(app, endpoint, p)
             for p in ("ep", "msgs", "ready", "flight", "done", "log", "body", "tails")
@@ -640,7 +828,17 @@ class WebhookStore:
             gone_reason,
             KEEP_DONE,
         ]
+        if probe is None:
+            args += ["", "", "", ""]
+        else:
+            fraction, shortest, longest, not_before = probe
+            args += [
+                repr(fraction),
+                repr(shortest),
+                repr(longest),
+                "" if not_before is None else repr(not_before),
+            ]
         raw = self._record(keys=keys, args=args)
         if _text(raw[0]) != "ok":
-            return False, None
-        return True, _number(raw[1])
+            return False, None, False
+        return True, _number(raw[1]), bool(int(raw[2]))

@@ -178,6 +178,8 @@ class Client:
         return self.request("POST", f"/v1/matches/{match_id}/join", body, token)[1]
 
     def cancel(self, match_id: str, creator_token: str) -> Doc:
+        """Call off a waiting match: ``creator_token`` is an anonymous creation's ``creator_token``, or
+        the app key or player token that created the match (they get no creator token)."""
         return self.request("POST", f"/v1/matches/{match_id}/cancel", None, creator_token)[1]
 
     def resign(self, match_id: str, token: str) -> Doc:
@@ -227,7 +229,8 @@ class Client:
     def stream(self, match_id: str, token: str | None = None, after: str = "0-0") -> Iterator[Doc]:
         """The NDJSON event stream: a ``snapshot`` first, then events as they happen (heartbeats
         skipped); ends after ``match_over`` or when the server closes the stream.  An error status
-        (401, 404, 429...) raises :class:`ApiError` at once, before the first item is asked for."""
+        (401, 404, 429...) raises :class:`ApiError` at once, before the first item is asked for; the
+        token revoked or expired while it streams raises 401 ``credential_revoked`` then."""
         return self._ndjson(f"/v1/matches/{match_id}/events?{urlencode({'after': after})}", token)
 
     def _ndjson(self, path: str, token: str | None) -> Iterator[Doc]:
@@ -240,9 +243,15 @@ class Client:
         return self._lines(resp)
 
     def _lines(self, resp: http.client.HTTPResponse) -> Iterator[Doc]:
+        """The documents of a stream; its credential revoked or expired meanwhile (its last line says
+        so) raises :class:`ApiError` 401 ``credential_revoked``, as a long-poll's answer would."""
         try:
             while line := resp.readline():
                 item = json.loads(line)
+                if item.get("type") == "credential_revoked":
+                    details = {"reason": item.get("reason"), "last_id": item.get("id")}
+                    body = {"code": "credential_revoked", "message": item.get("message"), "details": details}
+                    raise ApiError(401, body)
                 if item.get("type") != "heartbeat":
                     yield item
         finally:
@@ -404,7 +413,8 @@ class Client:
 
     def feed_stream(self, token: str, after: str = "0-0", player: str | None = None) -> Iterator[Doc]:
         """The player's feed as an NDJSON stream: entries as they come (heartbeats skipped), until the
-        server closes it (``TABLETOP_STREAM_MAX_SECONDS``): then call again with the last entry's id."""
+        server closes it (``TABLETOP_STREAM_MAX_SECONDS``): then call again with the last entry's id.
+        The credential revoked or expired meanwhile raises :class:`ApiError` 401 ``credential_revoked``."""
         return self._ndjson(f"/v1/me/events{self._me_query(player, after=after)}", token)
 
     # -- matchmaking: seeks and challenges (a player token with ``play``, or the app key naming ``player``)
@@ -427,8 +437,10 @@ class Client:
         with :meth:`wait_seek`).  Seeks pair when their ``options``, ``rated`` and ``time_control``
         agree and each player's rating is within the others' ``rating_range`` (``{"min", "max"}``,
         ordinals); ``bots`` (``{"allow": True, "after_seconds": 30, "level": "easy"}``) lets bots fill
-        the seats nobody took by then.  A person has one open seek at a time (409 ``seek_open``);
-        ``expires_in`` defaults to the server's ``TABLETOP_SEEK_SECONDS``."""
+        the seats nobody took by then: built-in bots of that level, and the app's bot players too only
+        with ``"players": True`` (its default when no ``level`` is given).  A person has one open seek
+        at a time (409 ``seek_open``); ``expires_in`` defaults to the server's
+        ``TABLETOP_SEEK_SECONDS``."""
         body: Doc = {"game": game, "players": players, "options": options or {}, "rated": rated}
         more = {
             "time_control": time_control,
@@ -571,11 +583,15 @@ class Client:
         optionally with a ``name`` and a ``think_ms``, its budget per decision in every match: default
         the level's); ``format`` ``round_robin`` or ``swiss`` (which needs ``rounds``).
         ``more``: ``name``, ``options``, ``rounds``, ``matches_per_pairing``, ``time_control``,
-        ``rated``, ``starts_at`` (epoch seconds), ``parallel``.  The answer is the tournament document
-        (``status`` ``scheduled`` or ``running``); follow it with :meth:`wait_tournament`."""
+        ``rated``, ``starts_at`` (epoch seconds), ``parallel``, ``idempotency_key`` (a retry with the
+        same key gets the same tournament, not a second one).  The answer is the tournament's summary
+        (``status`` ``scheduled`` or ``running``; no ``matches``: the workers make them as they start);
+        follow it with :meth:`wait_tournament`."""
+        key = more.pop("idempotency_key", None)
         body: Doc = {"game": game, "players": players, "entrants": entrants, "format": format}
         body.update({k: v for k, v in more.items() if v is not None})
-        return self.request("POST", "/v1/tournaments", body, token)[1]
+        headers = {"Idempotency-Key": str(key)} if key is not None else None
+        return self.request("POST", "/v1/tournaments", body, token, headers)[1]
 
     def tournament(self, token: str, tournament_id: str) -> Doc:
         """A tournament: ``status``, ``progress`` (``done`` of ``total`` matches, ``round`` of
@@ -913,6 +929,10 @@ class PlayerClient(_TournamentCalls):
     def match(self, match_id: str) -> Doc:
         return self.api.match(match_id, self.token)
 
+    def cancel(self, match_id: str) -> Doc:
+        """Call off a waiting match the player created (its token is the creator's credential)."""
+        return self.api.cancel(match_id, self.token)
+
     def legal_actions(self, match_id: str) -> Doc:
         return self.api.legal_actions(match_id, self.token)
 
@@ -991,6 +1011,10 @@ class AppClient(_TournamentCalls):
     def match(self, match_id: str) -> Doc:
         """One of the app's matches (a private one too), as a spectator sees it."""
         return self.api.match(match_id, self.key)
+
+    def cancel(self, match_id: str) -> Doc:
+        """Call off a waiting match of the app (the key is the creator's credential)."""
+        return self.api.cancel(match_id, self.key)
 
     def my_matches(
         self,

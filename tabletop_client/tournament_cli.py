@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     api = Client(args.url)
     try:
         if request is not None:
-            doc = api.create_tournament(token, **request)
+            doc = create(api, token, request)
             err.print(
                 f"tournament {doc['id']} {doc['status']}: {doc['progress']['total']} matches "
                 f"(follow it again with: tabletop tournament --follow {doc['id']})",
@@ -152,6 +153,16 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"tournament {doc['id']} was {doc['status']}", style="red", markup=False, highlight=False)
         return CANCELLED
     return FINISHED
+
+
+def create(api: Client, token: str, request: Doc) -> Doc:
+    """``POST /v1/tournaments`` under an ``Idempotency-Key``: a connection that drops before the answer
+    is tried again once with the same key, which answers the tournament made, never a second one."""
+    key = str(uuid.uuid4())
+    try:
+        return api.create_tournament(token, **request, idempotency_key=key)
+    except OSError:
+        return api.create_tournament(token, **request, idempotency_key=key)
 
 
 def _credential(args: argparse.Namespace) -> str:
@@ -217,6 +228,11 @@ def tournament_request(args: argparse.Namespace) -> Doc:
     server applies its defaults)."""
     if not args.game or args.players is None or not args.entrant:
         raise UsageError("a new tournament needs --game, --players and --entrant (or --follow ID)")
+    # What the server would refuse for the line alone is refused here, before anything is made (exit 2).
+    if args.format == "swiss" and args.rounds is None:
+        raise UsageError("--format swiss needs --rounds N (a Swiss tournament plays a set number of rounds)")
+    if args.rounds is not None and args.rounds < 1:
+        raise UsageError(f"--rounds {args.rounds}: at least 1")
     request: Doc = {
         "game": args.game,
         "players": args.players,

@@ -10,6 +10,10 @@ finds the version moved and does nothing.
 
 The bot is handed ``game.determinize(state, seat, rng)``, never the stored state: whatever the bot does,
 it cannot read another seat's hand or the deck order.
+
+A job of a match whose app is revoked does nothing (:data:`REVOKED`): its bot turns, timeouts and hints
+stop, the match's deadline leaves the clock index and the sweep passes it by.  Whether an app is revoked
+is read once per :data:`APP_STATUS_SECONDS` per process (:func:`app_revoked`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from engine.ai import choose_action
 from engine.core import Action, Game
 from engine.registry import GAMES
 from service.config import Config
-from service.matches import feed_sweep
+from service.matches import accounts, feed_sweep
 from service.matches.bots import is_bot, lane_of, lane_of_level, think_budget, think_ms_of
 from service.matches.operations import Matches
 from service.store import ACTIVE, Loaded, MatchMeta, connect_store, now
@@ -41,6 +45,11 @@ MOVED, STALE, NOT_A_BOT, GONE = "moved", "stale", "not-a-bot", "gone"
 #: What :func:`time_out` found besides those: no deadline pending, or one not due yet; and what
 #: :func:`hand_over` did with a decision out of time.
 NO_DEADLINE, NOT_DUE, HANDED_OVER = "no-deadline", "not-due", "handed-over"
+#: What every job found of a match whose app is revoked: nothing was played.
+REVOKED = "revoked"
+#: Seconds a process trusts that an app it found active still is, so a job's check costs a read per app
+#: and second at most; a revoked app is remembered for good (revocation is final).
+APP_STATUS_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,9 @@ class Turns:
 
 
 _matches: Matches | None = None
+#: :func:`app_revoked`'s memory: apps found active, until when; apps found revoked.
+_active_until: dict[str, float] = {}
+_revoked: set[str] = set()
 
 
 def bind(matches: Matches) -> None:
@@ -69,6 +81,24 @@ def current() -> Matches:
         bind(Matches(connect_store(config), GAMES, config))
     assert _matches is not None
     return _matches
+
+
+def app_revoked(matches: Matches, app: str | None) -> bool:
+    """Whether the app of a match (``None``: anonymous, never revoked) is revoked, read at most once per
+    :data:`APP_STATUS_SECONDS`."""
+    if app is None:
+        return False
+    if app in _revoked:
+        return True
+    at = time.monotonic()
+    if _active_until.get(app, 0.0) > at:
+        return False
+    stored = matches.accounts.store.app(app)
+    if stored is not None and stored.status == accounts.REVOKED:
+        _revoked.add(app)
+        return True
+    _active_until[app] = at + APP_STATUS_SECONDS
+    return False
 
 
 def decide_blind(game: Game, state: Any, seat: int, level: str, think_ms: int) -> Action:
@@ -108,6 +138,8 @@ def take_turns(
     if skip is not None:
         return Turns(skip, 0)
     assert loaded is not None and meta is not None and meta.to_move is not None
+    if app_revoked(matches, meta.life.get("app")):
+        return Turns(REVOKED, 0)
     game = matches.games[meta.game]
     state = game.decode(loaded.encoded_state())
     lane = lane_of(meta.seats[meta.to_move])
@@ -179,6 +211,8 @@ def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: i
     answer: dict[str, Any] = {"version": version, "seat": seat, "level": level, "action": None}
     if loaded is None or loaded.meta.version != version or loaded.meta.to_move != seat:
         return answer
+    if app_revoked(matches, loaded.meta.life.get("app")):
+        return answer
     game = matches.games[loaded.meta.game]
     answer["action"] = decide_blind(game, game.decode(loaded.encoded_state()), seat, level, think_ms)
     return answer
@@ -216,7 +250,7 @@ def hand_over(matches: Matches, match_id: str, at: float | None = None) -> str:
             return _play_out_of_time(matches, loaded, level)
         except Exception:  # the lane's job retries it, then falls back to a random move
             log.exception("clocks: timeout of match %s failed; handing it to its lane", match_id)
-    matches.bots.timeout_due(match_id, loaded.meta.version, level)
+    matches.bots.timeout_due(match_id, loaded.meta.version, level, app=loaded.meta.life.get("app"))
     return HANDED_OVER
 
 
@@ -236,6 +270,9 @@ def _due(matches: Matches, match_id: str, at: float) -> tuple[Loaded | None, str
     """The match, and ``None`` if its pending decision is out of time at ``at``, else why not (see
     :func:`_out_of_time`)."""
     loaded = matches.store.load(match_id)
+    if loaded is not None and app_revoked(matches, loaded.meta.life.get("app")):
+        matches.store.set_deadline(match_id, None)  # the keepers stop claiming it (the sweep skips it)
+        return loaded, REVOKED
     return loaded, _out_of_time(matches, match_id, loaded.meta if loaded is not None else None, at)
 
 
@@ -289,6 +326,12 @@ def timeout_failed(
     time_out(current(), match_id, level="random")
 
 
+def wake() -> str:
+    """RQ job ``wake-<kind>`` (:meth:`service.matches.bots.BotQueue._wake`): nothing.  Taking it is what
+    counts: the worker that does reads the lane's tenants again before its next job."""
+    return "awake"
+
+
 def sweep() -> int:
     """Periodic job: enqueue again every pending bot turn with no live job (lost with a killed worker,
     failed past its fallback, or never enqueued because the API died between commit and enqueue).
@@ -297,17 +340,21 @@ def sweep() -> int:
 
 
 def sweep_matches(matches: Matches, page: int = 200) -> int:
-    """The sweep over every active match, public and private: bot turns without a live job, and
-    deadlines missing from the clock index (lost if a process died between a commit and its index
-    write)."""
+    """The sweep over every active match, public and private (but a revoked app's): bot turns without
+    a live job, and deadlines missing from the clock index (lost if a process died between a commit and
+    its index write)."""
     enqueued = 0
     for private in (False, True):
         cursor = None
         while True:
             metas, cursor = matches.store.list_matches(None, ACTIVE, cursor, page, private=private)
             for meta in metas:
+                app = meta.life.get("app")
+                if app_revoked(matches, app):
+                    continue
                 if meta.to_move is not None and is_bot(meta.seats[meta.to_move]):
-                    enqueued += matches.bots.ensure_turn(meta.id, meta.version, meta.seats[meta.to_move])
+                    seat = meta.seats[meta.to_move]
+                    enqueued += matches.bots.ensure_turn(meta.id, meta.version, seat, app=app)
                 if meta.clock is not None and meta.clock["deadline"] is not None:
                     matches.store.set_deadline(meta.id, meta.clock["deadline"], only_missing=True)
             if cursor is None:

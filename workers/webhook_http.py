@@ -20,8 +20,10 @@ trickling one byte a second holds a delivery forever.  Here:
   resolution is the system resolver's, bounded by its own timeouts; the deadline is checked after it.)
 
 Every failure comes back as :attr:`Reply.error`, a short text for the delivery log ("timeout after
-5.0 s", "connection refused", "refused address 127.0.0.1 (loopback)", "tls: ...", "dns: ...").
-Neither the request's headers (its signature) nor its body appear in it.
+5.0 s", "connection refused", "refused: host hooks.example.com resolves to a loopback address",
+"tls: ...", "dns: ...").  Neither the request's headers (its signature) nor its body appear in it,
+nor an address the host resolved to (the app reads its delivery log: an address there would map the
+operator's internal names for it); a refused address goes to the operator's log.
 
 Keep-alive: the lane aims at 500 deliveries a second per process, mostly to a few receivers, so a
 connection whose exchange completed cleanly is kept for the next POST to the same
@@ -38,6 +40,7 @@ from __future__ import annotations
 import http.client
 import io
 import ipaddress
+import logging
 import os
 import re
 import select
@@ -50,7 +53,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.matches.errors import Invalid
-from service.matches.webhook_urls import Resolver, Target, refused, resolve_host, split_url
+from service.matches.webhook_urls import Resolver, Target, refusal_text, refused, resolve_host, split_url
+
+log = logging.getLogger(__name__)
 
 USER_AGENT = "Tabletop-Webhooks/1"
 CONTENT_TYPE = "application/json"
@@ -163,7 +168,8 @@ class _Attempt:
         refusal = refused(addresses, allow_private=allow_private)
         if refusal is not None:
             address, kind = refusal
-            raise _Refused(f"refused address {address} ({kind})")
+            log.warning("webhooks: not connecting to %s: it resolves to %s (%s)", target.host, address, kind)
+            raise _Refused(f"refused: {refusal_text(target.host, kind)}")
         request_headers = _request_headers(headers)
         _left(self.deadline)  # resolving may have used it all
         context = None

@@ -14,9 +14,13 @@ The loop: every :data:`POLL_SECONDS` (at once when a delivery of its own made wo
 endpoints due from the global index, takes each (an atomic move of its score: several lanes share the
 index safely, each endpoint is taken by one at a time), claims up to ``webhook_concurrency`` minus
 those in flight of its due messages with a lease (``webhook_timeout_seconds`` + 10 s), and delivers
-each in a greenlet: sign, POST (``timeout``: ``webhook_timeout_seconds``, and a hard stop a second
-after), record the outcome.  A slow or dead receiver holds at most ``webhook_concurrency`` greenlets
-of the lane, for at most the timeout each, so it never delays another endpoint's deliveries.
+each in a greenlet: check that it may still be sent (:meth:`~service.matches.webhooks.Webhooks.stopped`:
+the endpoint still enabled, its app not revoked, read at most a second before), sign, POST
+(``timeout``: ``webhook_timeout_seconds``, and a hard stop a second after), record the outcome.  A
+slow or dead receiver holds at most ``webhook_concurrency`` greenlets of the lane, for at most the
+timeout each, so it never delays another endpoint's deliveries.  When a failing endpoint answers 2xx
+again, recording that outcome makes its waiting messages due at once (the catch-up) and wakes the
+loop, so the backlog follows the first success without waiting for the retries' pauses.
 
 Failures: a lane killed mid-delivery leaves its messages leased; when the leases end a lane claims them
 again and sends them with the same ``webhook-id`` (at least once).  Redis away: the loop waits with
@@ -47,6 +51,7 @@ import gevent.event
 import gevent.pool
 
 from service import logs
+from service.accounts_store import AccountStore
 from service.config import PREFIX, Config
 from service.matches.webhooks import Delivery, Webhooks
 from service.store import STORAGE_ERRORS, connect
@@ -94,12 +99,20 @@ class Lane:
                 max_connections=REDIS_CONNECTIONS,
                 cluster=config.redis_cluster,
             )
-            webhooks = Webhooks(WebhookStore(client), config)
+            accounts = AccountStore(client)
+
+            def app_status(app: str) -> str | None:
+                found = accounts.app(app)
+                return found.status if found is not None else None
+
+            webhooks = Webhooks(WebhookStore(client), config, app_status=app_status)
         self.webhooks = webhooks
         self.pool = gevent.pool.Pool(MAX_IN_FLIGHT)
         self.wakeup = gevent.event.Event()
         self.stopping = False
-        self.counts: dict[str, int] = {"delivered": 0, "retry": 0, "failed": 0, "gone": 0, "stale": 0}
+        self.counts: dict[str, int] = {
+            "delivered": 0, "retry": 0, "failed": 0, "gone": 0, "stale": 0, "held": 0
+        }  # fmt: skip
 
     def stop(self) -> None:
         """Claim nothing more; the loop ends once the deliveries in flight are done."""
@@ -158,6 +171,14 @@ class Lane:
         reply: webhook_http.Reply | None = None
         error: str | None = None
         started = time.monotonic()
+        try:
+            # The endpoint may have been disabled, or its app revoked, since the claim: never sent then.
+            if self.webhooks.stopped(delivery) is not None:
+                self.counts["held"] += 1
+                return
+        except STORAGE_ERRORS as exc:  # unknown: not sent now; the lease puts it back to be tried again
+            log.warning("webhooks: could not check endpoint %s before sending (%s)", delivery.endpoint, exc)
+            return
         try:
             headers = self.webhooks.headers(delivery, time.time())
             with gevent.Timeout(config.webhook_timeout_seconds + HARD_STOP_MARGIN):

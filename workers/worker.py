@@ -1,16 +1,39 @@
-"""``tabletop worker``: RQ workers playing bot turns and hints, in lanes, over a Redis that may go away.
+"""``tabletop worker``: RQ workers playing bot turns, timeouts and hints, in lanes shared fairly between
+apps, over a Redis that may go away.
 
 One ``tabletop worker`` runs, by default, a process per lane (:data:`service.matches.bots.LANES`):
 
-* the quick lane (``bots-quick``): turns of ``random`` and ``easy`` bots;
-* the thinking lane (``bots``, then ``hints``): turns of the searching bots, then hints;
+* the quick lane (``bots-quick``): turns and hints of ``random`` and ``easy`` bots;
+* the thinking lane (``bots``): turns of the searching bots;
+* the timeouts lane (``timeouts``): the moves played for human seats out of time that the clock keeper
+  does not play itself (searching levels, a keeper's failure, a late move the API refused);
+* the hints lane (``hints``): hints of the searching levels;
 
-so a flood of long thinking can never delay a quick bot's move, and hints wait for bot turns (``random``
-and ``easy`` hints take the quick lane).  Plus a child process enqueueing :func:`workers.jobs.sweep`
+so a flood of long thinking can never delay a quick bot's move, a timeout never waits behind a bot turn
+(a process of its own: a shared one busy with another app's 2-s decision would land a timeout up to 2 s
+late; and it serves no hints, which may think up to ``TABLETOP_MAX_THINK_MS``), and hints have a
+process no bot turn can take.  The thinking and hints lanes run ``nice``
+(:data:`NICE_LANES`): on a saturated machine the quick and timeouts lanes and the keeper go first.
+
+Within a lane the apps share fairly (:class:`LaneWorker`): each kind of work has a queue per tenant
+(an app, or every anonymous match together, see :mod:`service.matches.bots`), the lane's workers
+listen to every tenant's queue, and each time one takes a job it takes it by start-time fair queueing
+(SFQ, Goyal, Vin and Cheng 1996) measured in worker time: each tenant has a finish tag, the worker
+time its jobs took counted from the lane's clock when it last came back from idle; the next job is
+the one of the tenant whose next job would start earliest (its tag, or the lane's clock if later),
+and the clock is the latest start served.  Busy tenants get equal worker time whatever their jobs
+cost (an app whose decisions take 2 s gets as many seconds, not four times as many, as one whose take
+0.5 s); a tenant back from idle neither saves credit nor carries debt.  So when app X floods the
+thinking lane, app Y's next bot turn is the next job a thinking worker takes: it waits at most for the
+X decision in progress.
+A worker learns a new tenant before each job it takes, at once when that tenant's first job wakes it
+(a no-op on the kind's own queue), else within :data:`LISTEN_SECONDS`; and RQ's scheduler, which
+moves retries back to their queues when due, learns the tenants' queues the same way
+(:class:`LaneScheduler`).  Plus a child process enqueueing :func:`workers.jobs.sweep`
 every ``sweep_seconds`` (RQ's cron scheduler), and the clock keeper: a child process that claims the
 deadlines due from the match clocks' index (:func:`workers.jobs.hand_over`): a ``random`` or ``easy``
 timeout it plays at once (a millisecond or two, no more than handing it over would cost), a searching
-level's it hands to the thinking lane (:func:`workers.jobs.play_timeout`).  The keeper never thinks, so
+level's it hands to the timeouts lane (:func:`workers.jobs.play_timeout`).  The keeper never thinks, so
 no number of ``hard`` timeouts can hold up another match's ``easy`` one.  It polls the index every
 ``CLOCK_POLL`` seconds rather than scheduling an RQ job per deadline: a deadline moves with every move
 of its match, and RQ's scheduler looks for due jobs only once a second, which alone would make
@@ -23,10 +46,11 @@ once a second sweeps the outboxes a dead committer left undelivered
 (:class:`service.matches.challenges.MatchmakingSweeper`) and the tournaments
 (:class:`service.matches.tournaments.TournamentSweeper`): a few cheap reads, never a wait.
 
-Each lane is a :class:`BotWorker`: RQ's non-forking worker (a forked work horse per job cost about
-20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept: a job past its
-timeout is interrupted (RQ's SIGALRM death penalty) and retried, then played randomly; and a running
-job's heartbeat, which the sweep reads to tell a thinking bot from a dead worker, comes from a thread.
+Each lane is a :class:`LaneWorker`, a :class:`BotWorker`: RQ's non-forking worker (a forked work horse
+per job cost about 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept:
+a job past its timeout is interrupted (RQ's SIGALRM death penalty) and retried, then played randomly;
+and a running job's heartbeat, which the sweep reads to tell a thinking bot from a dead worker, comes
+from a thread.
 A process that crashes outright loses its job to the sweep (``bot_stall_seconds``), as before.
 
 When Redis goes away (restarted, failed over), RQ's work loop ends; a lane then waits with backoff until
@@ -39,6 +63,7 @@ idempotent.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing as mp
 import os
@@ -50,15 +75,18 @@ from typing import Any
 import redis
 from rq import SimpleWorker
 from rq.cron import CronScheduler
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import StopRequested
 from rq.job import Job
 from rq.queue import Queue
+from rq.scheduler import RQScheduler
 from rq.worker import WorkerStatus
 
 from engine.registry import GAMES
 from service import logs
 from service.config import Config
-from service.matches.bots import LANES, THINK_QUEUE, WORKER_TTL
+from service.lanes_store import LaneStore
+from service.matches.bots import LANES, TENANT_RETENTION, THINK_QUEUE, WORKER_TTL, queue_name, tenant_of_queue
 from service.matches.challenges import MatchmakingSweeper
 from service.matches.feed_sweep import OutboxSweeper
 from service.matches.operations import Matches
@@ -78,6 +106,14 @@ BACKOFF = (0.5, 5.0)
 CLOCK_POLL = 0.1
 CLOCK_CLAIM = 16
 CLOCK_LEASE = 2.0
+#: Seconds an idle lane worker waits in its blocking pop before it reads the lane's tenants again (a new
+#: tenant's first job wakes one at once; the others learn it within this much).
+LISTEN_SECONDS = 5
+#: The lanes whose processes run at a lower CPU priority (``nice``): their searches are bounded by wall
+#: time, so on a saturated machine they think less rather than longer, while the quick lane, the
+#: timeouts lane and the clock keeper, whose moves are due now, take the CPU first.  (A timeout's
+#: search keeps its priority: it must land within a second of its deadline with its budget's play.)
+NICE_LANES = {"think": 5, "hints": 5}
 
 #: RQ's functions that log one INFO line per job taken or finished (a busy worker wrote 556 KB of
 #: them in 6.5 minutes); :func:`_per_job_lines_at_debug` moves those lines to DEBUG.
@@ -122,6 +158,149 @@ class BotWorker(SimpleWorker):
                 return
 
 
+def lane_queues(lanes: LaneStore, kinds: list[str], at: float) -> list[str]:
+    """The queues a worker of ``kinds`` takes its next job from, in order: for each kind, its own queue
+    (the lane's chores: the sweep, wake-ups), then its tenants' queues, the tenant whose next job would
+    start earliest on the lane's clock first (start-time fair queueing, see the module; ties: the one
+    with the smaller tag, then by name)."""
+    found = lanes.tenants(kinds, at, TENANT_RETENTION)
+    names: list[str] = []
+    for kind in kinds:
+        lane = found[kind]
+        order = sorted(lane.tags, key=lambda t: (lane.start(t), lane.tags[t], t))
+        names += [kind, *(queue_name(kind, t) for t in order)]
+    return names
+
+
+class LaneWorker(BotWorker):
+    """A lane's worker, fair between apps (see the module): before each job it reads the tenants of its
+    kinds and orders their queues (:func:`lane_queues`; RQ's blocking pop takes from the first queue
+    that has a job); after each job it counts the job's time against its tenant.  Built on the kinds'
+    own queues; the tenants' are added as they come."""
+
+    def __init__(self, kinds: list[str], *args: Any, **kwargs: Any) -> None:
+        super().__init__(list(kinds), *args, **kwargs)
+        self.kinds = list(kinds)
+        self.lanes = LaneStore(self.connection)
+        self._known: dict[str, Queue] = {q.name: q for q in self.queues}
+
+    def listen(self) -> None:
+        """Read the tenants and order the queues for the next pop; with Redis unreachable keep the
+        order held (RQ's pop waits for Redis itself)."""
+        try:
+            names = lane_queues(self.lanes, self.kinds, time.time())
+        except redis.RedisError as exc:
+            log.warning("worker %s: tenants unreadable (%s); keeping the queues known", self.name, exc)
+            return
+        self.queues = [self._queue(name) for name in names]
+        self._ordered_queues = self.queues[:]
+
+    def _queue(self, name: str) -> Queue:
+        queue = self._known.get(name)
+        if queue is None:
+            queue = self._known[name] = self.queue_class(
+                name=name,
+                connection=self.connection,
+                job_class=self.job_class,
+                serializer=self.serializer,
+                death_penalty_class=self.death_penalty_class,
+            )
+        return queue
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """RQ's pop, on the queues :meth:`listen` ordered; an idle worker listens anew every
+        :data:`LISTEN_SECONDS` (RQ's pop returns nothing once idle for ``max_idle_time``)."""
+        while True:
+            self.listen()
+            if timeout is None:  # burst: one look at every queue
+                return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
+            result = super().dequeue_job_and_maintain_ttl(min(timeout, LISTEN_SECONDS), LISTEN_SECONDS)
+            if result is not None:
+                return result
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        started = time.monotonic()
+        try:
+            super().execute_job(job, queue)
+        finally:
+            kind, tenant = tenant_of_queue(queue.name)
+            if tenant is not None:
+                with contextlib.suppress(redis.RedisError):  # the share is approximate; the job is done
+                    self.lanes.served(kind, tenant, time.monotonic() - started)
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's, then forget the tenants idle past :data:`TENANT_RETENTION` whose queues are empty."""
+        super().run_maintenance_tasks()
+        for kind in self.kinds:
+
+            def key(tenant: str, kind: str = kind) -> str:
+                return str(self._queue(queue_name(kind, tenant)).key)
+
+            with contextlib.suppress(redis.RedisError):
+                self.lanes.forget(kind, time.time(), TENANT_RETENTION, key)
+
+    def _start_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = "INFO",
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
+        """RQ's, with a :class:`LaneScheduler` in place of RQ's scheduler."""
+        self.scheduler = LaneScheduler(
+            self.kinds,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format,
+            log_format=log_format,
+            serializer=self.serializer,
+        )
+        self.scheduler.acquire_locks()
+        if self.scheduler.acquired_locks:
+            if burst:
+                try:
+                    self.scheduler.register_birth()
+                    self.scheduler.enqueue_scheduled_jobs()
+                finally:
+                    self.scheduler.release_locks()
+                    self.scheduler.register_death()
+            else:
+                self.scheduler.start()
+
+
+class LaneScheduler(RQScheduler):
+    """RQ's scheduler (it moves jobs whose time came, the retries, back to their queues: those of the
+    queues whose lock it holds), over the kinds' own queues and every tenant's, read again each second
+    so a new tenant's retries are moved too."""
+
+    def __init__(self, kinds: list[str], *args: Any, **kwargs: Any) -> None:
+        super().__init__(list(kinds), *args, **kwargs)
+        self.kinds = list(kinds)
+        self._lanes: LaneStore | None = None
+
+    def _listen(self) -> bool:
+        """Read the queues of the kinds; whether one is new."""
+        if self._lanes is None or self._lanes.redis is not self.connection:  # a fork has its own connection
+            self._lanes = LaneStore(self.connection)
+        try:
+            names = set(lane_queues(self._lanes, self.kinds, time.time()))
+        except redis.RedisError:
+            return False
+        fresh = bool(names - self._queue_names)
+        self._queue_names = names
+        return fresh
+
+    @property
+    def should_reacquire_locks(self) -> bool:
+        return self._listen() or bool(super().should_reacquire_locks)
+
+    def acquire_locks(self, auto_start: bool = False) -> set[str]:
+        self._listen()
+        return set(super().acquire_locks(auto_start))
+
+
 def _wait_for_redis(who: str, exc: Exception, delay: float) -> float:
     """Log that Redis is unavailable, sleep ``delay`` and return the next delay (doubling, capped)."""
     log.warning("%s: redis unavailable (%s); retrying in %.1f s", who, exc, delay)
@@ -131,7 +310,9 @@ def _wait_for_redis(who: str, exc: Exception, delay: float) -> float:
 
 def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
     """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
-    starting over whenever Redis goes away."""
+    starting over whenever Redis goes away.  A lane of :data:`NICE_LANES` lowers its CPU priority."""
+    if lane in NICE_LANES:
+        os.nice(NICE_LANES[lane])
     jobs.bind(Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config))
     delay = BACKOFF[0]
     while True:
@@ -143,7 +324,7 @@ def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
             delay = _wait_for_redis(f"worker ({lane} lane)", exc, delay)
             continue
         delay = BACKOFF[0]
-        worker = BotWorker(
+        worker = LaneWorker(
             list(LANES[lane]),
             connection=connection,
             name=f"{lane}-{os.getpid()}-{time.time_ns()}",

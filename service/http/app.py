@@ -15,7 +15,7 @@ from service import logs
 from service.accounts_store import AccountStore
 from service.config import Config
 from service.http import admission, errors, http_policy, limits
-from service.http.api import EXTENSION, Services, register_blueprints
+from service.http.api import EXTENSION, Services, idempotency, register_blueprints
 from service.http.json_provider import OrjsonProvider
 from service.http.metrics import Metrics
 from service.http.routing import RememberingMap
@@ -117,6 +117,7 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         confirm_timeout=2 * config.redis_timeout_seconds,
         batch_seconds=config.stream_batch_seconds,
         heartbeat_seconds=config.heartbeat_seconds,
+        credential_check_seconds=config.credential_check_seconds,
     )
     logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
     limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)
@@ -134,7 +135,9 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         Seeks(matches, seeks_store),
         Challenges(matches, seeks_store),
     )
-    api = TabletopApi(app, spec_kwargs={"extra_plugins": [limits.RateLimitDoc()]})
+    idempotency.install(app, config, store.redis)  # Idempotency-Key records, beside the match state
+    plugins = [limits.RateLimitDoc(), idempotency.IdempotencyDoc()]
+    api = TabletopApi(app, spec_kwargs={"extra_plugins": plugins})
     register_components(api.spec, games)
     register_blueprints(app, api)
     describe_match_request(api.spec, games)

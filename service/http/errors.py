@@ -13,7 +13,7 @@ from flask import Flask, Response, jsonify
 from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
-from service.live import TooManyWaiters
+from service.live import CredentialRevoked, TooManyWaiters
 from service.matches.errors import (
     Conflict,
     Forbidden,
@@ -170,6 +170,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(MatchError)
     def _refused(exc: MatchError) -> Response:
         return from_refusal(exc).response()
+
+    @app.errorhandler(CredentialRevoked)
+    def _credential_revoked(exc: CredentialRevoked) -> Response:
+        headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
+        return ApiError(401, exc.code, exc.message, exc.details, headers=headers).response()
 
     @app.errorhandler(TooManyWaiters)
     def _waiters_full(exc: TooManyWaiters) -> Response:

@@ -13,7 +13,8 @@ token     seat-token calls, per token (its SHA-256)    ``rate_limit_token``
 app       app-key and player-token calls, per app      the app's ``limits["rate"]``, else
                                                        ``rate_limit_app``
 player    player-token calls, per player               ``rate_limit_player``
-create    match creations, per address / app / player  ``rate_limit_create``
+create    match and tournament creations, per          ``rate_limit_create``
+          address / app / player
 ========  ===========================================  ======================================
 
 So an integration's backend, proxying many users from one address, spends its app's budget, not the
@@ -178,8 +179,13 @@ def _creator_key() -> str:
     return _address()
 
 
+#: The requests the create scope counts: a match, and a tournament (issue 42: one request that may
+#: make thousands of matches spends the same budget as one match).
+CREATIONS = frozenset({"/v1/matches", "/v1/tournaments"})
+
+
 def _not_a_creation() -> bool:
-    return not (request.method == "POST" and request.path == "/v1/matches")
+    return not (request.method == "POST" and request.path in CREATIONS)
 
 
 def _exempt() -> bool:
@@ -222,10 +228,12 @@ def _app_limits(app_id: str) -> dict[str, Any]:
 
 def _wait(item: RateLimitItem, reset: float, remaining: int, now: float) -> int:
     """Whole seconds until more of ``item`` is available: 0 for an untouched budget, else at least 1
-    (the sliding window's reset can land on ``now`` exactly, which would read as "all back now")."""
+    (the sliding window's reset can land on ``now`` exactly, which would read as "all back now") and
+    at most the window (``now`` read a moment before the limiter's own clock must not make 61 s of a
+    minute)."""
     if remaining >= item.amount:
         return 0
-    return max(1, math.ceil(reset - now))
+    return max(1, min(item.get_expiry(), math.ceil(reset - now)))
 
 
 def _scope(limit: RequestLimit) -> str:

@@ -89,6 +89,7 @@ class Metrics:
             "(not what a waiter caught up on)",
             "metas_spared": "Reads of a match spared a spectator's long-poll (the match as last read, "
             "nothing published since)",
+            "revoked_waiters": "Waiting clients ended because their credential was revoked or expired",
         }
         children = {
             name: Counter(f"tabletop_live_{name}", described[name], registry=self.registry) for name in COUNTS

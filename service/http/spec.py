@@ -34,6 +34,7 @@ from flask import Flask
 from engine.core import Game
 from service.events import OVER
 from service.http.schemas.events import EVENT_ID, SERVICE_EVENTS
+from service.live import CREDENTIAL_REVOKED, REVOKED_REASONS
 from service.store import STATUSES
 
 #: Fields the service adds to a game's result (service/matches/operations.py), never required.
@@ -42,7 +43,19 @@ SERVICE_RESULT_FIELDS: dict[str, Any] = {
         "type": "array",
         "items": {"type": "integer", "minimum": 0},
         "description": "The seats that resigned, in order.",
-    }
+    },
+    "decisions": {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0},
+        "description": "Per seat, the decisions committed for it, whoever made them (issue 42).",
+    },
+    "stand_in": {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0},
+        "description": "Per seat, how many of its decisions a stand-in made: the clock's `on_timeout` bot "
+        "for a decision out of time, the bot of an away or resigned seat. A seat a stand-in mostly "
+        "played is rated last in a rated match.",
+    },
 }
 
 SECURITY_SCHEME = "seatToken"
@@ -298,11 +311,29 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
         },
     )
     spec.components.schema(
+        "StreamRevoked",
+        component={
+            "description": "A stream's last line when the credential it was opened with was revoked or "
+            "expired (the stream ends after it; SSE `event: credential_revoked`): `id` is the last event "
+            "id the stream carried, to resume from with another credential.",
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "type": {"const": CREDENTIAL_REVOKED},
+                "reason": {"type": "string", "enum": list(REVOKED_REASONS)},
+                "message": {"type": "string"},
+            },
+            "required": ["id", "type", "reason", "message"],
+            "additionalProperties": False,
+        },
+    )
+    spec.components.schema(
         "StreamLine",
         component={
             "description": "One document of the streamed event feed (NDJSON line, SSE data): the snapshot "
-            "first, then events as they happen, heartbeats while nothing does.",
-            "anyOf": [_ref("StreamSnapshot"), _ref("Event"), _ref("StreamHeartbeat")],
+            "first, then events as they happen, heartbeats while nothing does; `credential_revoked` last "
+            "if the stream's credential was revoked or expired.",
+            "anyOf": [_ref("StreamSnapshot"), _ref("Event"), _ref("StreamHeartbeat"), _ref("StreamRevoked")],
         },
     )
 

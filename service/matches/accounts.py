@@ -14,6 +14,7 @@ as SHA-256 hashes, compared in constant time (see :mod:`service.auth`).
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 import secrets
 import time
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service import auth
-from service.accounts_store import AccountStore, StoredApp, StoredPlayer
+from service.accounts_store import AccountStore, Revocation, StoredApp, StoredPlayer, fingerprint
 from service.config import Config
 from service.matches import identity, names
 from service.matches.errors import Forbidden, NotFound, bearer_or_401, invalid, not_found, unauthorized
@@ -30,10 +31,14 @@ from service.matches.identity import ADMIN, APP, PLAYER, SEAT, AppKey, Caller, P
 #: A player id as apps name them: letters, digits and ``_ . @ -``, 1 to 64 of them.
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 ACTIVE, REVOKED = "active", "revoked"
+#: Why an app's webhook endpoints are disabled and its tournaments cancelled when it is revoked.
+APP_REVOKED = "app_revoked"
 #: Seconds a player token lives unless the app asks otherwise, and at most.
 DEFAULT_TOKEN_SECONDS = 30 * 24 * 3600
 MAX_TOKEN_SECONDS = 365 * 24 * 3600
 INVALID_TOKEN = 'Bearer error="invalid_token"'
+
+log = logging.getLogger(__name__)
 
 
 def app_document(app: StoredApp) -> dict[str, Any]:
@@ -74,6 +79,10 @@ class Accounts:
         self.store = store
         self.config = config
         self.now = clock
+        #: What else an app's revocation reaches, each called with the app and the reason
+        #: (:data:`APP_REVOKED`): its webhook endpoints, its tournaments, its seeks and challenges.
+        #: Wired by :class:`service.matches.operations.Matches`, which holds them.
+        self.app_revoked: list[Callable[[str, str], object]] = []
 
     # -- who is calling -----------------------------------------------------------------------------
 
@@ -95,7 +104,8 @@ class Accounts:
             app = self._active_app(claim.app)
             if app is None or not hmac.compare_digest(auth.hash_token(token), app.key_hash):
                 raise unauthorized("this app key is unknown or was rotated or revoked", INVALID_TOKEN)
-            return Caller(APP, app=app.id, scopes=frozenset(identity.SCOPES))
+            key = fingerprint(app.key_hash)
+            return Caller(APP, app=app.id, scopes=frozenset(identity.SCOPES), credential=key)
         return self._player_caller(token, claim)
 
     def _player_caller(self, token: str, claim: PlayerToken) -> Caller:
@@ -106,7 +116,14 @@ class Accounts:
             raise refused
         if record["expires_at"] <= self.now() or self._active_app(claim.app) is None:
             raise refused
-        return Caller(PLAYER, app=claim.app, player=claim.player, scopes=frozenset(record["scopes"]))
+        return Caller(
+            PLAYER,
+            app=claim.app,
+            player=claim.player,
+            scopes=frozenset(record["scopes"]),
+            credential=claim.token_id,
+            expires_at=float(record["expires_at"]),
+        )
 
     def _active_app(self, app_id: str) -> StoredApp | None:
         app = self.store.app(app_id)
@@ -137,12 +154,28 @@ class Accounts:
             raise invalid("app", "a revoked app gets no new key")
         key = identity.app_key(app.id, auth.new_token())
         self.store.update_app(app.id, key_hash=auth.hash_token(key))
+        self.store.announce(Revocation(app.id, key=fingerprint(app.key_hash)))  # its streams end too
         return {**app_document(app), "key": key}
 
     def revoke_app(self, app_id: str) -> dict[str, Any]:
-        """The app's key and every token of its players stop working, for good (its matches stay)."""
+        """The app's key and every token of its players stop working, for good (its matches stay), and
+        what of it lives on stops within seconds: every API process ends the open streams and
+        long-polls of its key and its players' tokens (announced: :class:`Revocation`), and
+        :attr:`app_revoked` disables its webhook endpoints, cancels its tournaments and closes its
+        seeks and challenges.  Revoking it again does all of that again: a revocation cut short by a
+        failure (its answer a 503) is finished by a retry."""
         app = self._app(app_id)
         self.store.update_app(app.id, status=REVOKED, key_hash="")
+        self.store.announce(Revocation(app.id))
+        failed: Exception | None = None
+        for reach in self.app_revoked:  # each one, whatever another's fate
+            try:
+                reach(app.id, APP_REVOKED)
+            except Exception as exc:
+                log.exception("revoking app %s: %r failed", app.id, reach)
+                failed = failed or exc
+        if failed is not None:
+            raise failed
         return {**app_document(app), "status": REVOKED}
 
     def _app(self, app_id: str) -> StoredApp:
@@ -212,15 +245,23 @@ class Accounts:
         return [token_document(tid, rec) for tid, rec in sorted(listed) if rec["expires_at"] > now]
 
     def revoke_token(self, caller: Caller, player_id: str, token_id: str) -> None:
+        """The token stops working, and its open streams and long-polls end in every API process."""
         app = require_app(caller)
         self._player(app, player_id)
-        if not self.store.revoke_token(identity.player_key(app, player_id), token_id):
+        key = identity.player_key(app, player_id)
+        if not self.store.revoke_token(key, token_id):
             raise not_found(f"token {token_id!r}")
+        self.store.announce(Revocation(app, key, (token_id,)))
 
     def revoke_tokens(self, caller: Caller, player_id: str) -> int:
+        """Every token of the player stops working (a lost phone), its streams and long-polls too."""
         app = require_app(caller)
         self._player(app, player_id)
-        return self.store.revoke_tokens(identity.player_key(app, player_id))
+        key = identity.player_key(app, player_id)
+        revoked = self.store.revoke_tokens(key)
+        if revoked:
+            self.store.announce(Revocation(app, key, tuple(revoked)))
+        return len(revoked)
 
     # -- "me" ---------------------------------------------------------------------------------------
 

@@ -6,12 +6,29 @@ API's limits and the jobs.  The service names jobs by their import path and neve
 decisions after it, see :mod:`workers.jobs`), and ``workers.jobs.suggest_move(...)`` computes a hint for
 a human seat.
 
-Three queues in two lanes, so no kind of work can stall another (:mod:`workers.worker` runs a worker
-process per lane):
+Four kinds of work, each served by a lane of its own (:mod:`workers.worker` runs a worker process per
+lane), so no kind can stall another:
 
-* ``bots-quick`` (the quick lane): turns of ``random`` and ``easy`` bots, a few milliseconds each;
-* ``bots`` then ``hints`` (the thinking lane): turns of the searching bots, then hints, which a worker
-  takes only when no bot turn waits.
+* ``bots-quick`` (the quick lane): turns and hints of ``random`` and ``easy`` bots, a few milliseconds
+  each;
+* ``bots`` (the thinking lane): turns of the searching bots;
+* ``timeouts`` (the timeouts lane): the move a bot plays for a human seat out of time, whatever its
+  level, so a timeout never waits behind bot turns;
+* ``hints`` (the hints lane): hints of the searching levels, a share of the workers no bot turn can take.
+
+Within a lane the apps share fairly.  Each kind has a queue per tenant, ``<kind>:<tenant>``: the app of
+the match (``meta.life["app"]``), or :data:`ANONYMOUS` for every match created without an app key.  A
+lane's workers listen to the queue of every tenant with work of that kind (a registry,
+:class:`service.lanes_store.LaneStore`) and take each job by start-time fair queueing in worker time
+(:mod:`workers.worker`): one app's flood takes turns with every other app's work, by time rather than
+by job, so an app whose jobs are four times longer does not get four times the lane.  The
+kind's own queue (``<kind>``, no tenant) carries the lane's chores: the sweep, and the wake-up a new
+tenant's first job sends (:meth:`BotQueue._wake`) so that a worker idle in a blocking pop listens to
+it at once.
+
+Anonymous callers are one tenant, not one per address: addresses cost an attacker nothing to change,
+so per-address queues would not bound a flood, only multiply the queues every worker listens to; their
+hints keep the per-address bound and order below, which is what an address buys.
 
 A bot turn's job id is ``bot-<match>-<version>``: a match has at most one job per version, so any number
 of announcements of the same turn (the write that caused it, a retry, the sweep) collapse into one job.
@@ -27,10 +44,11 @@ turns); and one client (address) has at most ``TABLETOP_MAX_HINTS_PER_ADDRESS`` 
 429 beyond, so one client's flood of long hints cannot queue ahead of every other client's; and a
 client's only hint goes to the front of its queue, before the hints of clients that have several.
 
-A timeout (a human seat out of time) can be a job too, ``timeout-<match>-<version>``, on the lane of the
-clock's ``on_timeout`` level: the API announces it when it refuses a late move, and the clock keepers
-for the searching levels, whose thinking no keeper does (:meth:`BotQueue.timeout_due`); every
-announcement of one decision's timeout collapses into one job.
+A timeout (a human seat out of time) can be a job too, ``timeout-<match>-<version>``, on the timeouts
+lane: the API announces it when it refuses a late move, and the clock keepers for the searching levels,
+whose thinking no keeper does (:meth:`BotQueue.timeout_due`); every announcement of one decision's
+timeout collapses into one job.  A job of a match whose app is revoked does nothing
+(:mod:`workers.jobs`).
 """
 
 from __future__ import annotations
@@ -38,6 +56,7 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -50,6 +69,7 @@ from rq.registry import ScheduledJobRegistry
 from rq.utils import utcparse
 
 from engine.ai import DEFAULT_THINK_MS
+from service.lanes_store import LaneStore
 from service.matches.errors import TooMany, invalid
 from service.store import Store, now
 
@@ -58,16 +78,31 @@ DEFAULT_LEVEL = "normal"
 #: ``TABLETOP_MAX_THINK_MS`` (:meth:`BotQueue.budget`).
 MAX_THINK_MS = 60_000
 
+#: The kinds of work (see the module).  Each is a queue per tenant, ``<kind>:<tenant>``
+#: (:func:`queue_name`), besides the kind's own queue ``<kind>`` for the lane's chores.
 QUICK_QUEUE = "bots-quick"
 THINK_QUEUE = "bots"
 HINT_QUEUE = "hints"
+TIMEOUT_QUEUE = "timeouts"
 #: The levels whose decisions take milliseconds, not a think budget: they have a lane of their own.
 QUICK_LEVELS = frozenset({"random", "easy"})
-#: A lane's queues, in the order its workers serve them.
-LANES: dict[str, tuple[str, ...]] = {"quick": (QUICK_QUEUE,), "think": (THINK_QUEUE, HINT_QUEUE)}
+#: A lane's kinds of work, in the order its workers serve them (a process per lane).
+LANES: dict[str, tuple[str, ...]] = {
+    "quick": (QUICK_QUEUE,),
+    "think": (THINK_QUEUE,),
+    "timeouts": (TIMEOUT_QUEUE,),
+    "hints": (HINT_QUEUE,),
+}
+#: The tenant of every match created without an app key (app ids are hex: no app is named so).
+ANONYMOUS = "anon"
+#: Seconds the workers keep listening to a tenant's queue after its last job (then it is forgotten,
+#: once empty; its next job wakes them again).
+TENANT_RETENTION = 24 * 3600
 PLAY_JOB = "workers.jobs.play_bot_turn"
 HINT_JOB = "workers.jobs.suggest_move"
 TIMEOUT_JOB = "workers.jobs.play_timeout"
+#: A no-op on a kind's own queue: a worker blocked on the queues it knew takes it and listens anew.
+WAKE_JOB = "workers.jobs.wake"
 #: Run after every failed attempt of a bot turn or a timeout; once the retries are spent each plays a
 #: random move.
 FAILED_CALLBACK = "workers.jobs.bot_turn_failed"
@@ -92,6 +127,22 @@ WAITING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
 DEAD = frozenset({JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED})
 
 
+def tenant_of(app: str | None) -> str:
+    """Whose share of the lanes a match's work takes: its app, or :data:`ANONYMOUS`."""
+    return ANONYMOUS if app is None else app
+
+
+def queue_name(kind: str, tenant: str) -> str:
+    """The queue of ``tenant``'s work of ``kind``."""
+    return f"{kind}:{tenant}"
+
+
+def tenant_of_queue(name: str) -> tuple[str, str | None]:
+    """The kind and tenant of a queue (``None``: the kind's own queue)."""
+    kind, _, tenant = name.partition(":")
+    return kind, tenant or None
+
+
 def is_bot(seat: dict[str, Any]) -> bool:
     return bool(seat["kind"] == "bot")
 
@@ -114,7 +165,7 @@ def lane_of(seat: dict[str, Any]) -> str:
 
 
 def lane_of_level(level: str) -> str:
-    """The lane of a bot of ``level``: its turns, hints and the timeouts it plays."""
+    """The lane of a bot of ``level``: its turns and hints (every timeout takes the timeouts lane)."""
     return "quick" if level in QUICK_LEVELS else "think"
 
 
@@ -163,9 +214,10 @@ class BotQueue:
         self.store = store
         #: RQ's connection (the store's queue Redis), for RQ's API only.
         self.connection = store.queue
-        self.queues = {
-            name: Queue(name, connection=self.connection) for lane in LANES.values() for name in lane
-        }
+        #: The tenants of each kind of work (on the queue Redis).
+        self.lanes = LaneStore(self.connection)
+        #: RQ queues by name, made as they are first used (:meth:`queue`).
+        self.queues: dict[str, Queue] = {}
         self.retry_intervals = retry_intervals
         #: A started job whose worker has not sent a heartbeat for this long is presumed dead.
         self.stall_seconds = stall_seconds
@@ -175,9 +227,17 @@ class BotQueue:
         #: Hints one client address may have queued or running at once (0: no bound).
         self.max_hints_per_address = max_hints_per_address
 
+    def queue(self, name: str) -> Queue:
+        """The RQ queue ``name`` (a kind's own, or a tenant's)."""
+        queue = self.queues.get(name)
+        if queue is None:
+            queue = self.queues[name] = Queue(name, connection=self.connection)
+        return queue
+
     def reachable(self) -> int:
-        """Jobs waiting for the thinking lane; raises ``redis.RedisError`` when it cannot be read."""
-        return self.queues[THINK_QUEUE].count
+        """Jobs waiting in the thinking lane's own queue (a read of the queue Redis); raises
+        ``redis.RedisError`` when it cannot be read."""
+        return self.queue(THINK_QUEUE).count
 
     def live_workers(self) -> int:
         """Workers whose heartbeat is fresh (a dead one's registration lapses after :data:`WORKER_TTL`).
@@ -203,11 +263,50 @@ class BotQueue:
 
     # -- bot turns ----------------------------------------------------------------------------------
 
-    def turn_pending(self, match_id: str, version: int, seat: dict[str, Any]) -> None:
-        """Enqueue the bot turn of ``match_id`` at ``version`` unless a job for it exists already."""
-        queue = self.queues[LANES[lane_of(seat)][0]]
+    # -- the tenants' queues ---------------------------------------------------------------------------
+
+    def _enqueue(self, kind: str, app: str | None, func: str, **options: Any) -> Job:
+        """Enqueue ``func`` on the queue of ``app``'s work of ``kind``, registered first so the lane's
+        workers listen to it; a tenant they were not listening to wakes them (:meth:`_wake`)."""
+        tenant = tenant_of(app)
+        new = self.lanes.touch(kind, tenant, time.time(), TENANT_RETENTION)
+        try:
+            return self.queue(queue_name(kind, tenant)).enqueue_call(func, **options)
+        finally:
+            if new:
+                self._wake(kind)
+
+    def _wake(self, kind: str) -> None:
+        """Put a no-op on ``kind``'s own queue, which every worker of its lane listens to: one blocked
+        on the queues it knew takes it and, like every worker before it takes a job, reads the tenants
+        again.  (The others read them within :data:`workers.worker.LISTEN_SECONDS`.)"""
+        with contextlib.suppress(DuplicateJobError):  # one waiting wake-up is enough
+            self.queue(kind).enqueue_call(
+                WAKE_JOB,
+                job_id=f"wake-{kind}",
+                unique=True,
+                timeout=30,
+                result_ttl=0,
+                failure_ttl=60,
+                description=f"new tenants on {kind}",
+            )
+
+    def _listened(self, name: str) -> None:
+        """Keep the workers listening to queue ``name``, which holds a job that will run (the sweep
+        finds it there): a tenant idle past :data:`TENANT_RETENTION` with a job still queued."""
+        kind, tenant = tenant_of_queue(name)
+        if tenant is not None and self.lanes.touch(kind, tenant, time.time(), TENANT_RETENTION):
+            self._wake(kind)
+
+    # -- bot turns ----------------------------------------------------------------------------------
+
+    def turn_pending(self, match_id: str, version: int, seat: dict[str, Any], *, app: str | None) -> None:
+        """Enqueue the bot turn of ``match_id`` at ``version`` unless a job for it exists already, on
+        the queue of ``app`` (the match's; ``None``: anonymous) in the seat's lane."""
         with contextlib.suppress(DuplicateJobError):  # announced twice: one job plays the turn
-            queue.enqueue_call(
+            self._enqueue(
+                LANES[lane_of(seat)][0],
+                app,
                 PLAY_JOB,
                 args=(match_id, version),
                 job_id=bot_job_id(match_id, version),
@@ -220,11 +319,13 @@ class BotQueue:
                 description=f"bot turn of match {match_id} at version {version}",
             )
 
-    def ensure_turn(self, match_id: str, version: int, seat: dict[str, Any]) -> bool:
+    def ensure_turn(self, match_id: str, version: int, seat: dict[str, Any], *, app: str | None) -> bool:
         """Re-enqueue a pending bot turn whose job is gone, failed, or stalled with a dead worker (the
         sweep).  Returns whether it enqueued.  A duplicate run is harmless: only one commit can win
         the compare-and-set on ``version``."""
-        return self._ensure(bot_job_id(match_id, version), lambda: self.turn_pending(match_id, version, seat))
+        return self._ensure(
+            bot_job_id(match_id, version), lambda: self.turn_pending(match_id, version, seat, app=app)
+        )
 
     def _ensure(self, job_id: str, enqueue: Callable[[], None]) -> bool:
         """``enqueue`` the job ``job_id`` unless one by that id will still run by itself; a dead one (gone,
@@ -232,26 +333,29 @@ class BotQueue:
         job = self._fetch(job_id)
         if job is not None:
             if self._alive(job):
+                self._listened(job.origin)
                 return False
-            self.queues[job.origin].intermediate_queue.remove(job.id)
+            self.queue(job.origin).intermediate_queue.remove(job.id)
             job.delete()
         enqueue()
         return True
 
     # -- timeouts -----------------------------------------------------------------------------------
 
-    def timeout_due(self, match_id: str, version: int, level: str) -> bool:
-        """Announce that the human decision pending at ``version`` is out of time: a job on the lane of
-        ``level`` (the clock's ``on_timeout``) plays it, unless one will already.  Called by every clock
-        keeper's claim and by the API refusing a late move, as often as they like: they collapse into
-        one job per version, and a job lost with a dead worker is replaced.  Whether it enqueued."""
+    def timeout_due(self, match_id: str, version: int, level: str, *, app: str | None) -> bool:
+        """Announce that the human decision pending at ``version`` is out of time: a job on the timeouts
+        lane, in ``app``'s queue, plays it with a bot of ``level`` (the clock's ``on_timeout``), unless
+        one will already.  Called by every clock keeper's claim and by the API refusing a late move, as
+        often as they like: they collapse into one job per version, and a job lost with a dead worker
+        is replaced.  Whether it enqueued."""
         job_id = timeout_job_id(match_id, version)
-        return self._ensure(job_id, lambda: self._enqueue_timeout(match_id, version, level))
+        return self._ensure(job_id, lambda: self._enqueue_timeout(match_id, version, level, app))
 
-    def _enqueue_timeout(self, match_id: str, version: int, level: str) -> None:
-        queue = self.queues[LANES[lane_of_level(level)][0]]
+    def _enqueue_timeout(self, match_id: str, version: int, level: str, app: str | None) -> None:
         with contextlib.suppress(DuplicateJobError):  # announced by two at once: one job plays it
-            queue.enqueue_call(
+            self._enqueue(
+                TIMEOUT_QUEUE,
+                app,
                 TIMEOUT_JOB,
                 args=(match_id, version),
                 job_id=timeout_job_id(match_id, version),
@@ -272,7 +376,7 @@ class BotQueue:
             # queue; when that worker died the lock outlives it for a minute and more, so a retry
             # overdue by the stall time is presumed orphaned.
             try:
-                due = ScheduledJobRegistry(queue=self.queues[job.origin]).get_scheduled_time(job)
+                due = ScheduledJobRegistry(queue=self.queue(job.origin)).get_scheduled_time(job)
             except (NoSuchJobError, KeyError):
                 return False
             return (datetime.now(UTC) - due).total_seconds() < self.stall_seconds
@@ -289,7 +393,7 @@ class BotQueue:
         """Whether a job that says it is queued is: in its queue, or in RQ's hand-over list (taken by a
         worker, not started yet) for less than the stall time.  A worker that lost Redis between taking
         a job and starting it leaves it there, queued in name only."""
-        queue = self.queues[job.origin]
+        queue = self.queue(job.origin)
         if self.store.in_rq_list(queue.key, job.id):
             return True
         handing = queue.intermediate_queue
@@ -303,12 +407,20 @@ class BotQueue:
     # -- hints --------------------------------------------------------------------------------------
 
     def request_hint(
-        self, match_id: str, version: int, seat: int, level: str, think_ms: int, address: str
+        self,
+        match_id: str,
+        version: int,
+        seat: int,
+        level: str,
+        think_ms: int,
+        address: str,
+        *,
+        app: str | None,
     ) -> str:
         """The id of ``seat``'s hint job: the one still running, whatever it was asked for (a seat has
         one at a time), or the finished one for this very question; else a new one, on the lane of
-        ``level``, if the client at ``address`` has fewer than ``max_hints_per_address`` hints queued or
-        running (a 429 naming the limit otherwise)."""
+        ``level`` in ``app``'s queue (the match's), if the client at ``address`` has fewer than
+        ``max_hints_per_address`` hints queued or running (a 429 naming the limit otherwise)."""
         store = self.store
         current = store.current_hint(match_id, seat)
         job = self._fetch(current) if current else None
@@ -324,8 +436,9 @@ class BotQueue:
             # Asked twice at once: the other request's job is the seat's one.
             store.drop_hints(address, [job_id])
             return store.current_hint(match_id, seat) or job_id
-        queue = QUICK_QUEUE if lane_of_level(level) == "quick" else HINT_QUEUE
-        self.queues[queue].enqueue_call(
+        self._enqueue(
+            QUICK_QUEUE if lane_of_level(level) == "quick" else HINT_QUEUE,
+            app,
             HINT_JOB,
             args=(match_id, version, seat, level, think_ms),
             job_id=job_id,

@@ -224,6 +224,22 @@ class Challenges:
         self._settle_now(app, challenge_id, now)
         return self._document(app, challenge_id)
 
+    def close_app(self, app: str, reason: str) -> int:
+        """Close every open challenge of ``app``, revoked (``reason``, issue 42): ``cancelled`` (or
+        ``expired``, past its time), unlisted, nobody told (the app's feeds and webhooks are dead with
+        it).  How many were closed."""
+        now = self.matches.now()
+        closed = 0
+        for challenge_id in self.store.app_challenges(app):
+            status = self.store.close_challenge(app, challenge_id, CANCELLED, now)
+            if status == EXPIRED:  # its time is up and the sweep had not closed it yet
+                status = self.store.close_challenge(app, challenge_id, EXPIRED, now)
+            closed += status == "ok"
+            self.store.unlist_challenge(app, challenge_id)
+        if closed:
+            log.info("challenges: %d open challenge(s) of app %s closed (%s)", closed, app, reason)
+        return closed
+
     # -- effects ------------------------------------------------------------------------------------
 
     def _settle_now(self, app: str, challenge_id: str, marked: float) -> None:

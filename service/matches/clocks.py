@@ -22,6 +22,9 @@ from typing import Any
 MAX_SECONDS = 30 * 24 * 3600
 DEFAULT_ON_TIMEOUT = "easy"
 DEFAULT_MAX_TIMEOUTS = 3
+#: Without the control's own ``warning_seconds``, a player is warned this share of a decision's time
+#: before its deadline (6 s of a 30-s move, an hour of a day's, with the server's cap of an hour).
+WARNING_SHARE = 0.2
 
 
 def new_clock(control: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
@@ -33,6 +36,7 @@ def new_clock(control: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str,
         "increment_seconds": control.get("increment_seconds", 0),
         "on_timeout": control.get("on_timeout", DEFAULT_ON_TIMEOUT),
         "max_timeouts": control.get("max_timeouts", DEFAULT_MAX_TIMEOUTS),
+        "warning_seconds": control.get("warning_seconds"),  # None: the default, see warning_seconds
         "remaining": [None if s["kind"] == "bot" or budget is None else float(budget) for s in seats],
         "timeouts": [0] * len(seats),
         "turn_started": None,
@@ -70,8 +74,25 @@ def keeps_the_seat(clock: dict[str, Any], seat: int) -> bool:
     return bool(clock["timeouts"][seat] >= clock["max_timeouts"])
 
 
-def public(clock: dict[str, Any] | None, to_move: int | None, now: float) -> dict[str, Any] | None:
-    """The clock as every client sees it: the control, each seat's budget left (running down for the
+def warning_seconds(clock: dict[str, Any], cap: float) -> float:
+    """Seconds before a deadline that its player is warned: the control's ``warning_seconds`` if it
+    says (0: never), else :data:`WARNING_SHARE` of the decision's time (the per-move limit, or the
+    budget without one), at most ``cap`` (the server's ``clock_warning_seconds``; 0: no default
+    warning).  A clock stored before issue 42 has no ``warning_seconds``: the default."""
+    own = clock.get("warning_seconds")
+    if own is not None:
+        return float(own)
+    limits = [float(x) for x in (clock["per_move_seconds"], clock["budget_seconds"]) if x is not None]
+    if not limits or cap <= 0:
+        return 0.0
+    return min(round(WARNING_SHARE * min(limits), 3), float(cap))
+
+
+def public(
+    clock: dict[str, Any] | None, to_move: int | None, now: float, warning_cap: float
+) -> dict[str, Any] | None:
+    """The clock as every client sees it: the control (with the warning time it gets, ``warning_cap``
+    being the server's :func:`warning_seconds` cap), each seat's budget left (running down for the
     seat deciding), the pending deadline and the timeouts so far."""
     if clock is None:
         return None
@@ -85,6 +106,7 @@ def public(clock: dict[str, Any] | None, to_move: int | None, now: float) -> dic
         "increment_seconds": clock["increment_seconds"],
         "on_timeout": clock["on_timeout"],
         "max_timeouts": clock["max_timeouts"],
+        "warning_seconds": warning_seconds(clock, warning_cap),
         "remaining_seconds": remaining,
         "deadline": clock["deadline"],
         "timeouts": list(clock["timeouts"]),
@@ -92,9 +114,17 @@ def public(clock: dict[str, Any] | None, to_move: int | None, now: float) -> dic
 
 
 #: The time control's own settings in a clock document (what a rematch copies).
-CONTROL_KEYS = ("per_move_seconds", "budget_seconds", "increment_seconds", "on_timeout", "max_timeouts")
+CONTROL_KEYS = (
+    "per_move_seconds",
+    "budget_seconds",
+    "increment_seconds",
+    "on_timeout",
+    "max_timeouts",
+    "warning_seconds",
+)
 
 
 def control(clock: dict[str, Any]) -> dict[str, Any]:
-    """The time control a clock was made from (for a rematch: same control, fresh clocks)."""
-    return {key: clock[key] for key in CONTROL_KEYS if clock[key] is not None}
+    """The time control a clock was made from (for a rematch: same control, fresh clocks; a warning
+    time it did not choose stays the default's)."""
+    return {key: clock[key] for key in CONTROL_KEYS if clock.get(key) is not None}

@@ -9,7 +9,10 @@ join, a resign, a timeout, a creation) derives them the same way.
 
 Every entry says where the match stands after the commit (``status``, ``version``, ``to_move``), the
 player's own ``seat`` and whether it is now ``my_turn``, so a client acts on an entry without reading
-the match first.
+the match first: ``invited`` says whether the player must still join (``join_required``: a seat kept
+for it, taken with ``POST .../join``; false when the match seated it) and, for a rematch offer, the
+finished match it follows (``rematch_of``: where the offer is taken or declined); ``seat_joined``
+names the joiner by its app's own id (``joined_player``) when a player of the reader's app joined.
 """
 
 from __future__ import annotations
@@ -75,6 +78,15 @@ def entry(kind: str, meta: MatchMeta, seat: int, **extra: Any) -> dict[str, Any]
     }
 
 
+def own_id(key: str | None, reader: str) -> str | None:
+    """The id the app of the player ``reader`` (a key) knows the player ``key`` by: only a player of
+    the reader's own app is named (a seat token's holder, or another app's player, is ``None``)."""
+    if key is None:
+        return None
+    app, _, player = key.partition(":")
+    return player if app == reader.partition(":")[0] else None
+
+
 def seat_decides(meta: MatchMeta, seat: int) -> bool:
     """Whether the seat's player makes its decisions (not a bot playing it: resigned, or away)."""
     return bool(meta.seats[seat]["kind"] == seating.HUMAN)
@@ -94,12 +106,34 @@ def notes(before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any
         )
 
     if before is None:
+        seated = after.life.get("players", {})
         for seat, key in players.items():
-            out.append({"player": key, "entry": entry(INVITED, after, seat)})
+            invited = entry(
+                INVITED,
+                after,
+                seat,
+                join_required=str(seat) not in seated,  # kept for the player: it joins to take it
+                rematch_of=after.life.get("rematch_of"),
+            )
+            out.append({"player": key, "entry": invited})
     for event in events:
         kind = event["type"]
         if kind == JOINED:
-            to_all(SEAT_JOINED, joined_seat=event["seat"], name=event.get("name"))
+            joiner = after.life.get("players", {}).get(str(event["seat"]))
+            out.extend(
+                {
+                    "player": key,
+                    "entry": entry(
+                        SEAT_JOINED,
+                        after,
+                        seat,
+                        joined_seat=event["seat"],
+                        name=event.get("name"),
+                        joined_player=own_id(joiner, key),
+                    ),
+                }
+                for seat, key in players.items()
+            )
         elif kind == STARTED:
             to_all(MATCH_STARTED)
         elif kind == TIMEOUT:

@@ -17,8 +17,10 @@ it is dropped, which also catches a commit slower than the grace whose process t
 steady load of ``n`` commits a second costs the sweep about ``2 n`` reads of an empty outbox a second,
 however many marks are waiting to settle.
 
-**Clock warnings.**  ``clock_warning_seconds`` before the deadline of a player's decision, that player's
-feed gets a ``clock_warning`` (:func:`service.matches.feed.warning`).  The commit that starts the
+**Clock warnings.**  The clock's warning time before the deadline of a player's decision
+(:func:`service.matches.clocks.warning_seconds`: the time control's ``warning_seconds``, by default a
+share of the decision's time up to ``clock_warning_seconds``), that player's feed gets a
+``clock_warning`` (:func:`service.matches.feed.warning`).  The commit that starts the
 decision records when (:func:`index_warning`, in ``tt:warnings``, one member per match and version);
 the clock keepers claim the warnings due with a lease, like deadlines, and :func:`warn` feeds the note
 if that version is still the match's (a move since voids it) and its deadline has not passed.  The note
@@ -32,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.accounts_store import SETTLED_SECONDS
-from service.matches import feed
+from service.matches import clocks, feed
 from service.matches.outbox import Outbox
 from service.store import ACTIVE, MatchMeta, Store
 
@@ -142,9 +144,11 @@ def warning_at(meta: MatchMeta, lead: float) -> float | None:
     return at
 
 
-def index_warning(store: Store, meta: MatchMeta, lead: float) -> None:
+def index_warning(store: Store, meta: MatchMeta, cap: float) -> None:
     """After the commit of ``meta``: its decision's clock warning in the warnings index (and the
-    previous version's out of it)."""
+    previous version's out of it), at its clock's warning time (``cap``: the server's
+    ``clock_warning_seconds``, the most a default warning time may be)."""
+    lead = clocks.warning_seconds(meta.clock, cap) if meta.clock is not None else 0.0
     store.set_warning(meta.id, meta.version, warning_at(meta, lead))
 
 

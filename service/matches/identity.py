@@ -33,13 +33,18 @@ ANONYMOUS, SEAT, APP, PLAYER, ADMIN = "anonymous", "seat", "app", "player", "adm
 @dataclass(frozen=True)
 class Caller:
     """A resolved credential.  ``token`` is a seat (or creator, or invite) token, kept to be matched
-    against a match's hashes; ``app``/``player`` are set for an app key and a player token."""
+    against a match's hashes; ``app``/``player`` are set for an app key and a player token (``player``
+    for a player token only)."""
 
     kind: str = ANONYMOUS
     token: str | None = None
     app: str | None = None
     player: str | None = None
     scopes: frozenset[str] = field(default_factory=frozenset)
+    #: Which credential of its app or player this is, for revocation to find what it opened (its open
+    #: streams and long-polls): a player token's id, an app key's fingerprint; and when it expires.
+    credential: str | None = None
+    expires_at: float | None = None
 
     @property
     def player_key(self) -> str | None:

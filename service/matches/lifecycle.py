@@ -92,7 +92,7 @@ def join(
 
     change, state = matches.change(match_id, decide)
     seat = change.answer["seat"]
-    return {"seat": seat, "token": token, "match": matches.document(change.after, state, seat)}
+    return {"seat": seat, "token": token, "match": matches.document(change.after, state, seat, who)}
 
 
 def _pick(meta: MatchMeta, choice: int | str, invite: str | None, player: str | None) -> int:
@@ -161,16 +161,20 @@ def _kept_for(meta: MatchMeta, player: str | None) -> int | None:
 
 
 def cancel(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
-    """The creator (with the creator token, or the key of the app that created it) calls off a match
-    that has not started."""
-    if who.kind not in (SEAT, APP):
-        raise unauthorized("the creator token is required")
+    """The creator calls off a match that has not started: an anonymous one with the creator token,
+    else by its credential (the key of the app the match belongs to, or the token of the player who
+    created it, with ``play``), which is why only anonymous creations get a creator token."""
+    if who.kind not in (SEAT, APP, PLAYER):
+        raise unauthorized("the creator token, the app key or the creating player's token is required")
+    if who.kind == PLAYER:
+        require_scope(who, PLAY)
 
     def decide(meta: MatchMeta) -> Change:
-        if who.kind == APP:
-            if who.app != meta.life.get("app"):
-                matches.caller(meta, who, required=False)  # 404 for another app's private match
-                raise Forbidden("not_creator", "this app did not create the match")
+        if who.kind in (APP, PLAYER):
+            if not _created_by(meta, who):
+                matches.caller(meta, who, required=False)  # 404 for a private match it may not read
+                what = "app" if who.kind == APP else "player"
+                raise Forbidden("not_creator", f"this {what} did not create the match")
         elif not hmac.compare_digest(auth.hash_token(who.token or ""), meta.life.get("creator", "")):
             raise unauthorized("this is not the creator token of this match", 'Bearer error="invalid_token"')
         if meta.status != WAITING:
@@ -183,7 +187,16 @@ def cancel(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
         return Change(_aborted(meta, "cancelled", events), events)
 
     change, state = matches.change(match_id, decide)
-    return matches.document(change.after, state, None)
+    return matches.document(change.after, state, None, who)
+
+
+def _created_by(meta: MatchMeta, who: Caller) -> bool:
+    """Whether the app key or player token ``who`` speaks for the match's creator: the app the match
+    belongs to (whoever of it created it), or the player who created it."""
+    if who.kind == APP:
+        return who.app is not None and who.app == meta.life.get("app")
+    creator = meta.life.get("creator_player")
+    return who.kind == PLAYER and creator is not None and creator == who.player_key
 
 
 def abort(matches: Matches, match_id: str, reason: str) -> bool:
@@ -247,7 +260,7 @@ def resign(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
     change, state = matches.change(match_id, decide)
     if change.answer.get("withdrew"):
         _note_offer_ended(matches, change.after.life["rematch_of"], match_id, WITHDRAWN)
-    return matches.document(change.after, state, change.answer["seat"])
+    return matches.document(change.after, state, change.answer["seat"], who)
 
 
 # -- coming back ------------------------------------------------------------------------------------
@@ -272,7 +285,7 @@ def return_to_seat(matches: Matches, match_id: str, who: Caller) -> dict[str, An
         return matches.come_back(meta, seat)
 
     change, state = matches.change(match_id, decide)
-    return matches.document(change.after, state, change.answer["seat"])
+    return matches.document(change.after, state, change.answer["seat"], who)
 
 
 # -- rematch ----------------------------------------------------------------------------------------
@@ -346,7 +359,7 @@ def decline(matches: Matches, match_id: str, who: Caller) -> dict[str, Any]:
 
     change, state = matches.change(new_id, decide)
     _note_offer_ended(matches, match_id, new_id, change.answer["reason"])
-    return matches.document(change.after, state, None)
+    return matches.document(change.after, state, None, who)
 
 
 def _player_of_finished(matches: Matches, match_id: str, who: Caller) -> tuple[MatchMeta, int]:

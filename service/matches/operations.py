@@ -35,8 +35,19 @@ from service.config import Config
 from service.encoding import dumps, loads
 from service.events import CREATED, OVER, RETURNED, STARTED, TIMEOUT
 from service.live import client_event, visible_events
-from service.matches import bots, clocks, feed, feed_sweep, lifecycle, ratings, seating, tournaments
+from service.matches import (
+    bots,
+    clocks,
+    feed,
+    feed_sweep,
+    lifecycle,
+    ratings,
+    seating,
+    stand_ins,
+    tournaments,
+)
 from service.matches.accounts import Accounts, require_scope
+from service.matches.challenges import Challenges
 from service.matches.changes import Change
 from service.matches.errors import (
     Conflict,
@@ -54,8 +65,10 @@ from service.matches.errors import (
 from service.matches.identity import ADMIN, ANONYMOUS, APP, PLAY, PLAYER, READ, SEAT, Caller, player_key
 from service.matches.outbox import Outbox
 from service.matches.ratings import Ratings
+from service.matches.seeks import Seeks
 from service.matches.webhooks import Webhooks
 from service.ratings_store import RatingStore
+from service.seeks_store import SeekStore
 from service.store import (
     ABORTED,
     ACTIVE,
@@ -70,6 +83,7 @@ from service.store import (
     MatchMeta,
     Store,
     StoredEvent,
+    decision_fields,
     lifecycle_fields,
     now,
     progress_fields,
@@ -83,16 +97,37 @@ def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
     return [{"seat": i, **s} for i, s in enumerate(meta.seats)]
 
 
-def summary(meta: MatchMeta) -> dict[str, Any]:
-    """A match as listings show it; a finished match's ``result`` too, so a results export is one
-    paginated read (issue 27 point 2)."""
+def viewing_app(who: Caller | None) -> str | None:
+    """The app whose own player ids the caller may see on seats: its app key's, or its player token's
+    app.  Nobody else sees them (anonymous callers, seat tokens, passes, the admin token): an id is
+    the app's name for its user, not the match's (issue 42)."""
+    if who is not None and who.kind in (APP, PLAYER):
+        return who.app
+    return None
+
+
+def with_players(seats: list[dict[str, Any]], meta: MatchMeta, viewer: str | None) -> list[dict[str, Any]]:
+    """``seats`` as shown to a caller of the app ``viewer``: a seat one of its players holds (or is
+    kept for, or held and resigned) also names its ``player`` by the app's own id; to anyone else
+    (``None``, another app) as they are (:func:`viewing_app`)."""
+    if viewer is not None:
+        for seat, key in seating.player_keys(meta.life).items():
+            app, _, player = key.partition(":")
+            if app == viewer:
+                seats[seat]["player"] = player
+    return seats
+
+
+def summary(meta: MatchMeta, viewer: str | None = None) -> dict[str, Any]:
+    """A match as listings show it (to a caller of the app ``viewer``: :func:`with_players`); a
+    finished match's ``result`` too, so a results export is one paginated read (issue 27 point 2)."""
     return {
         "id": meta.id,
         "game": meta.game,
         "status": meta.status,
         "version": meta.version,
         "players": meta.players,
-        "seats": seat_info(meta),
+        "seats": with_players(stand_ins.seats(meta), meta, viewer),  # with decision counts (42.6)
         "open_seats": seating.joinable(meta.life, meta.seats),
         "visibility": meta.life.get("visibility", seating.PUBLIC),
         "rated": bool(meta.life.get("rated")),
@@ -185,6 +220,14 @@ class Matches:
         #: Tournaments (issue 31): their matches' ends reach them through the outbox.
         self.tournaments = tournaments.Tournaments(self)
         self.outboxes.tournaments = self.tournaments
+        # What an app's revocation reaches besides its credentials (issue 42): built here, as they are.
+        matchmaking = SeekStore(store.redis)
+        self.accounts.app_revoked += [
+            self.webhooks.disable_app,
+            self.tournaments.cancel_all,
+            Seeks(self, matchmaking).close_app,
+            Challenges(self, matchmaking).close_app,
+        ]
 
     # -- lookups ------------------------------------------------------------------------------------
 
@@ -217,8 +260,8 @@ class Matches:
         """The seat the caller holds: by its seat token, or by its player (a player token, within its
         ``scope``); ``None`` for a spectator, allowed unless ``required``.  401 for a token that is
         neither a seat's here nor a pass (:func:`seating.holds_pass`: the creator's token, an invite
-        code, a rematch seat's old token, which read as spectators); 403 ``no_seat`` for a player or
-        app that holds none.  The token of an away seat
+        code, a rematch seat's old token, which read as spectators; so does the player a seat is kept
+        for); 403 ``no_seat`` for a player or app that holds none.  The token of an away seat
         still names it (see :meth:`reclaim`), and so does a resigned seat's (it reads, never decides).
 
         A private match is only for its players, its app and its tokens' holders: anyone else is told
@@ -233,6 +276,9 @@ class Matches:
                 raise unauthorized("this token holds no seat of this match", 'Bearer error="invalid_token"')
         elif who.kind == PLAYER:
             seat = seating.seat_of_player(meta.life, who.player_key)
+            # A player a seat is kept for (told so by ``invited``) reads the match before joining it.
+            kept = seating.player_mark(who.player_key or "") in meta.life.get("reserved", {}).values()
+            passed = seat is None and kept
         if seat is None and not passed and not seating.readable(meta.life, who):
             raise not_found(f"match {meta.id!r}")
         if seat is not None:
@@ -349,17 +395,21 @@ class Matches:
 
     # -- documents ----------------------------------------------------------------------------------
 
-    def document(self, meta: MatchMeta, state: Any, seat: int | None) -> dict[str, Any]:
-        """The match as ``seat`` (None: a spectator) may see it."""
+    def document(
+        self, meta: MatchMeta, state: Any, seat: int | None, who: Caller | None = None
+    ) -> dict[str, Any]:
+        """The match as ``seat`` (None: a spectator) may see it, asked by ``who`` (its seats name
+        their players to a caller of their app only: :func:`viewing_app`)."""
         return {
-            **summary(meta),
+            **summary(meta, viewing_app(who)),
             "your_seat": seat,
             "options": meta.options,
             "result": meta.result,
             "view": self.games[meta.game].view(state, seat),
-            "clock": clocks.public(meta.clock, meta.to_move, self.now()),
+            "clock": clocks.public(meta.clock, meta.to_move, self.now(), self.config.clock_warning_seconds),
             "resigned": meta.life.get("resigned", []),
             "rematch": meta.life.get("rematch"),
+            "rematch_of": meta.life.get("rematch_of"),
         }
 
     # -- create -------------------------------------------------------------------------------------
@@ -375,8 +425,9 @@ class Matches:
         app: str | None = None,
         tournament: str | None = None,
     ) -> dict[str, Any]:
-        """Set up a match.  The returned document carries each human seat's token, the creator's token
-        and a private match's invite codes: the only time they are shown.  Open seats make the match
+        """Set up a match.  The returned document carries each human seat's token, an anonymous
+        creator's token (``None`` for an app key or a player token, which cancel with themselves) and
+        a private match's invite codes: the only time they are shown.  Open seats make the match
         ``waiting`` (no bot moves, no clock runs) until the last is taken (:mod:`service.matches.lifecycle`).
 
         ``reserved``, ``match_id`` and ``rematch_of`` are a rematch's: open seat -> token hash of the only
@@ -415,8 +466,13 @@ class Matches:
             raise invalid(f"options.{exc.field}", exc.message) from None
         default = seating.PRIVATE if app is not None else seating.PUBLIC
         visibility = seating.PRIVATE if reserved else request.get("visibility") or default
-        creator_token = auth.new_token()
+        # Only an anonymous creator gets a token to cancel with: an app key or a player token is known
+        # by itself (``app``, ``creator_player``: lifecycle.cancel), and a rematch's has nobody to go to.
+        anonymous = caller.kind not in (APP, PLAYER) and rematch_of is None
+        creator_token = auth.new_token() if anonymous else None
         life = seating.new_life(visibility, creator_token, request.get("on_leave"))
+        if caller.kind == PLAYER and rematch_of is None:
+            life["creator_player"] = caller.player_key
         life["reserved"] = dict(reserved or {})
         life["players"] = {}
         if app is not None:
@@ -480,12 +536,14 @@ class Matches:
             version=0,
             status=WAITING if waiting else ACTIVE if to_move is not None else FINISHED,
             to_move=to_move,
-            result=game.result(state) if to_move is None else None,
+            result=stand_ins.at_start(game.result(state), len(seats)) if to_move is None else None,
             created_at=created,
             updated_at=created,
             seq=self.store.next_seq(),
             life=life,
             clock=clock,
+            decisions=[0] * len(seats),
+            stand_in=[0] * len(seats),
         )
         event = {
             "type": CREATED,
@@ -501,7 +559,7 @@ class Matches:
         self.settle(meta)
         self.deliver(meta.id, outbox)
         return {
-            **self.document(meta, state, None),
+            **self.document(meta, state, None, caller),
             "tokens": tokens,
             "creator_token": creator_token,
             "invites": invites,
@@ -626,7 +684,7 @@ class Matches:
         deadline = clock["deadline"] if clock is not None else None
         if clock is None or deadline is None or meta.status != ACTIVE or deadline > self.now():
             return
-        self.bots.timeout_due(meta.id, meta.version, clock["on_timeout"])
+        self.bots.timeout_due(meta.id, meta.version, clock["on_timeout"], app=meta.life.get("app"))
         at = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="milliseconds")
         raise Conflict(
             "out_of_time",
@@ -714,9 +772,11 @@ class Matches:
         if clock is not None:
             seats, before = self._run_clock(meta, clock, seat, to_move, updated, timed_out)
             events[:0] = before
+        decisions, stand_in = stand_ins.counted(meta, seat, timed_out=timed_out)
         if result is not None:
             if meta.life.get("resigned"):
                 result = {**result, "resigned": list(meta.life["resigned"])}  # who left, in order
+            result = stand_ins.in_result(result, decisions, stand_in)
             events.append({"type": OVER, "visible_to": "all", "status": FINISHED, "result": result})
         version = meta.version + 1
         body = None
@@ -742,7 +802,7 @@ class Matches:
                 dumps({"fingerprint": fingerprint, "body": body}),
                 self.config.idempotency_seconds,
             )
-        fields = progress_fields(status, to_move, result, updated)
+        fields = {**progress_fields(status, to_move, result, updated), **decision_fields(decisions, stand_in)}
         if clock is not None:
             fields["clock"] = dumps(clock)
             fields["seats"] = dumps(seats)
@@ -755,6 +815,8 @@ class Matches:
             updated_at=updated,
             seats=seats,
             clock=clock,
+            decisions=decisions,
+            stand_in=stand_in,
         )
         outbox = self.outbox(meta, after, events)
         commit = self.store.commit(
@@ -816,7 +878,7 @@ class Matches:
     def announce_bot_turn(self, meta: MatchMeta) -> None:
         """Enqueue the bot turn pending at ``meta``'s version, if a bot is to decide."""
         if meta.to_move is not None and bots.is_bot(meta.seats[meta.to_move]):
-            self.bots.turn_pending(meta.id, meta.version, meta.seats[meta.to_move])
+            self.bots.turn_pending(meta.id, meta.version, meta.seats[meta.to_move], app=meta.life.get("app"))
 
     # -- the lifecycle (service.matches.lifecycle holds how each is done) ------------------------------
 
@@ -850,12 +912,14 @@ class Matches:
     # -- listing and hints --------------------------------------------------------------------------
 
     def list_matches(
-        self, game: str | None, status: str | None, before: int | None, limit: int
+        self, game: str | None, status: str | None, before: int | None, limit: int, who: Caller | None = None
     ) -> tuple[list[dict[str, Any]], int | None]:
         """Public matches newest first, filtered by game and status, ``limit`` of them from before
-        the cursor ``before``; their summaries and the cursor of the next page (``None``: no more)."""
+        the cursor ``before``; their summaries (as ``who`` may see them: :func:`viewing_app`) and the
+        cursor of the next page (``None``: no more)."""
         metas, cursor = self.store.list_matches(game, status, before, limit)
-        return [summary(m) for m in metas], cursor
+        viewer = viewing_app(who)
+        return [summary(m, viewer) for m in metas], cursor
 
     def my_matches(
         self,
@@ -909,7 +973,9 @@ class Matches:
         meta = self.reclaim(meta, seat)
         check_decision(meta, seat)
         level, think_ms = self.bots.budget(level, think_ms, "think_ms")
-        job_id = self.bots.request_hint(match_id, meta.version, seat, level, think_ms, client)
+        job_id = self.bots.request_hint(
+            match_id, meta.version, seat, level, think_ms, client, app=meta.life.get("app")
+        )
         info = self.bots.hint(job_id)
         if info is None:  # finished and expired in between: practically impossible, but say so
             raise not_found(f"job {job_id!r}")
@@ -963,19 +1029,22 @@ MY_MATCHES_SCAN = 1000
 
 def my_summary(meta: MatchMeta, key: str) -> dict[str, Any] | None:
     """A match as its player ``key`` lists it: where it stands, the player's seat, whether the pending
-    decision is theirs and its deadline, and the result once over; ``None`` if the player has no seat
-    there (any more: a seat left before the start)."""
+    decision is theirs and its deadline, the result once over, and the rematch links (``rematch``:
+    the offer made after it; ``rematch_of``: the match it is the rematch of, where the offer is
+    declined); ``None`` if the player has no seat there (any more: a seat left before the start)."""
     seat = next((s for s, k in seating.player_keys(meta.life).items() if k == key), None)
     if seat is None:
         return None
     turn = feed.entry(feed.YOUR_TURN, meta, seat)
     return {
-        **summary(meta),
+        **summary(meta, key.partition(":")[0]),  # the player's own app reads this: seats name players
         "seat": seat,
         "invited": str(seat) in meta.life.get("reserved", {}),
         "my_turn": turn["my_turn"],
         "deadline": turn["deadline"],
         "result": meta.result,
+        "rematch": meta.life.get("rematch"),
+        "rematch_of": meta.life.get("rematch_of"),
     }
 
 

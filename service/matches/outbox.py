@@ -12,8 +12,9 @@ oldest first, and pops it only once everything of it is in place:
   the next one;
 * a finished rated match's outcome to the ratings (:meth:`service.matches.ratings.Ratings.record`,
   idempotent per match);
-* a tournament match's end to its tournament (:meth:`service.matches.tournaments.Tournaments.record`,
-  idempotent per match).
+* a tournament match's end to its tournament (:meth:`service.matches.tournaments.Tournaments.recorded`,
+  idempotent per match), and once the entry is popped, what follows it (the tournament's next match,
+  :meth:`~service.matches.tournaments.Tournaments.follow`; the sweep does it if this process dies).
 
 The committer drains right after its commit; the workers' sweep (:mod:`service.matches.feed_sweep`)
 drains what a dead committer left.  Notes that no commit carries (a clock warning, a challenge) take
@@ -58,9 +59,11 @@ class Outbox:
                     delivered += 1
             if entry.get("rating") is not None:
                 self.ratings.record(match_id, entry["rating"])
-            if entry.get("tournament") is not None and self.tournaments is not None:
-                self.tournaments.record(entry["tournament"])
+            ended = entry.get("tournament") if self.tournaments is not None else None
+            recorded = ended is not None and self.tournaments is not None and self.tournaments.recorded(ended)
             self.store.pop_outbox(match_id, head)
+            if recorded and ended is not None and self.tournaments is not None:  # after the pop (issue 42)
+                self.tournaments.follow(ended)
 
     def note(self, key: str, source: str, number: int, entry: dict[str, Any], seq: int | None) -> str:
         """Give the player ``key`` one note about ``source`` (a match id, or a challenge's or a seek's),

@@ -11,18 +11,27 @@ as players expect of a rating (a property test holds us to it).
 allows only when every seat is an app's player (named at creation, or an open seat kept for a named
 player) or a built-in bot (``random``, ``easy``, ``normal``, ``hard``): an anonymous seat has nobody to
 rate, so such a match is refused rather than half rated.  Each seat's rater is its player (the player
-id within the app) or ``builtin:<level>``.  The built-in levels are rated players in every app's pools
-and move like anyone (they anchor the scale: a newcomer's ordinal is read against theirs).  Pools:
+id within the app) or its built-in bot (:func:`bot_rater`): ``builtin:<level>`` at the level's own think
+budget, ``builtin:<level>@<think_ms>`` for a searching level at another (``normal`` at 100 ms is not
+``normal``).  A rater holds one seat: a built-in bot in two seats of a rated match is refused (422 on
+the seat's ``level``; a rated tournament refuses a level entered twice alike).  The built-in levels
+are rated players in every app's pools and move like anyone (they anchor the scale: a newcomer's
+ordinal is read against theirs).  Pools:
 ``bots`` holds the built-in levels and the players their app flagged ``bot``; ``people`` everyone
 else.  Both are on one scale; a match between a person and a bot rates both.
 
-**The resigned and the absent.**  A player who resigns or times out of a rated match still holds its
-seat's rating: the bot that finishes the seat plays it for the player who left, and the seat's place
-when the game ends is the player's place (``life["players"]`` keeps the player of a resigned or away
-seat, see :mod:`service.matches.seating`).  So leaving a lost position costs what losing it would, and
-nobody escapes a rating by walking away.  For the same reason a rated match cannot end ``aborted``
-when its players leave (``on_leave.then`` must be ``bot``); an aborted or cancelled match, which has
-no result, is never rated.
+**The resigned and the absent** (issue 42 point 6).  A player who resigns or times out of a rated
+match still holds its seat's rating (``life["players"]`` keeps the player of a resigned or away seat,
+see :mod:`service.matches.seating`), and the bots that decide for it are *stand-ins*, counted per seat
+in the result (:mod:`service.matches.stand_ins`).  A seat whose stand-ins made more than half of its
+decisions is rated as last, sharing the last place with any other such seat, whatever its stand-in
+reached (:func:`rated_places`): as lichess scores an abandoned game as a loss, a player who left, or a
+bot that died, early is not carried up the board by the server's bot, nor does the stand-in's luck
+move anyone.  A seat mostly its own keeps the place the game gave it, stand-in decisions and all, so
+leaving a lost position late costs what losing it would.  Either way nobody escapes a rating by
+walking away.  For the same reason a rated match cannot end ``aborted`` when its players leave
+(``on_leave.then`` must be ``bot``); an aborted or cancelled match, which has no result, is never
+rated.
 
 **Places** (:func:`places`): the engine's ``ranking`` is a total order; a game's ``ranks``, when it
 gives them, say who shares which place; otherwise the ``winners`` share first place and, when the
@@ -54,7 +63,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from engine.ai import LEVELS
+from engine.ai import DEFAULT_THINK_MS, LEVELS, SEARCH_LEVELS
 from service.accounts_store import StoredPlayer
 from service.config import Config
 from service.matches import seating
@@ -104,7 +113,51 @@ def default_record(name: str, pool: str) -> dict[str, Any]:
 
 
 def builtin_name(rater: str) -> str:
-    return f"built-in {rater.removeprefix(BUILTIN)}"
+    level, _, think_ms = rater.removeprefix(BUILTIN).partition("@")
+    return f"built-in {level}" + (f" ({think_ms} ms)" if think_ms else "")
+
+
+def bot_rater(level: str, think_ms: int | None) -> str:
+    """The rater of a built-in bot seat: ``builtin:<level>`` when it thinks for its level's own budget
+    (or does not search: ``random`` and ``easy`` ignore the budget), else ``builtin:<level>@<think_ms>``,
+    a player of its own: ``normal`` given a fifth of its time is another opponent, and rating it as
+    ``normal`` would move the anchor everyone is read against."""
+    if level in SEARCH_LEVELS and think_ms is not None and think_ms != DEFAULT_THINK_MS[level]:
+        return builtin(f"{level}@{think_ms}")
+    return builtin(level)
+
+
+def is_builtin_rater(rater: str) -> bool:
+    """Whether ``rater`` names a built-in bot as :func:`bot_rater` spells it (``builtin:hard``,
+    ``builtin:normal@100``)."""
+    level, at, think_ms = rater.removeprefix(BUILTIN).partition("@")
+    if not rater.startswith(BUILTIN) or level not in LEVELS:
+        return False
+    if not at:
+        return True
+    return think_ms.isdigit() and bot_rater(level, int(think_ms)) == rater
+
+
+def stand_in_majority(result: Mapping[str, Any]) -> list[bool]:
+    """Per seat, whether a stand-in made more than half of its decisions (the result's ``stand_in``
+    and ``decisions``, :mod:`service.matches.stand_ins`); all ``False`` for a result without them."""
+    stand_in, decisions = result.get("stand_in"), result.get("decisions")
+    seats = len(result["ranking"])
+    if not isinstance(stand_in, list) or not isinstance(decisions, list) or len(stand_in) != seats:
+        return [False] * seats
+    return [2 * int(s) > int(d) for s, d in zip(stand_in, decisions, strict=True)]
+
+
+def rated_places(result: Mapping[str, Any]) -> list[int]:
+    """The places a rated match is rated with: :func:`places`, except that every seat a stand-in
+    mostly played (:func:`stand_in_majority`) shares the last place, whatever the stand-in reached;
+    the others keep their order (competition ranking again: 1, 2, 3, then the absent)."""
+    base = places(result)
+    absent = stand_in_majority(result)
+    if not any(absent):
+        return base
+    keys = [(1, 0) if absent[i] else (0, base[i]) for i in range(len(base))]
+    return [1 + sum(1 for other in keys if other < mine) for mine in keys]
 
 
 # -- what a match says --------------------------------------------------------------------------------
@@ -113,8 +166,9 @@ def builtin_name(rater: str) -> str:
 def check_rated(app: str | None, seats: list[dict[str, Any]], life: dict[str, Any]) -> None:
     """Refuse ``rated: true`` for a match that could not be rated: one without an app (ratings are
     an app's), one with a seat that is no app player and no built-in bot (an anonymous human, an open
-    seat anyone may take, a seat kept for an anonymous rematch player), one whose players' leaving
-    could abort it, or one with fewer than two raters."""
+    seat anyone may take, a seat kept for an anonymous rematch player), one with a built-in bot in two
+    seats (422 on the second seat's ``level``: a rater holding two seats plays itself, and its result
+    would rate nobody), one whose players' leaving could abort it, or one with fewer than two raters."""
     if app is None:
         raise invalid("rated", "a rated match is created with an app key or a player token")
     kept = life.get("reserved", {})
@@ -125,7 +179,14 @@ def check_rated(app: str | None, seats: list[dict[str, Any]], life: dict[str, An
         elif seat["kind"] == seating.OPEN and str(kept.get(str(i), "")).startswith(seating.player_mark("")):
             raters.append(kept[str(i)].removeprefix(seating.player_mark("")))
         elif seat["kind"] == seating.BOT and seat.get("level") in LEVELS:
-            raters.append(builtin(seat["level"]))
+            rater = bot_rater(seat["level"], seat.get("think_ms"))
+            if rater in raters:
+                raise invalid(
+                    f"seats.{i}.level",
+                    f"{rater} holds seat {raters.index(rater)} already: in a rated match a built-in level "
+                    "(at one think_ms) plays one seat, so that the result rates it",
+                )
+            raters.append(rater)
         else:
             raise invalid(
                 "rated",
@@ -204,7 +265,7 @@ def outcome(
             names.append(stored.name if stored is not None else seat.get("name") or player)
             pools.append(BOTS if stored is not None and stored.bot else PEOPLE)
         elif seat["kind"] == seating.BOT and not seating.is_away(seat) and seat.get("level") in LEVELS:
-            players.append(builtin(seat["level"]))
+            players.append(bot_rater(seat["level"], seat.get("think_ms")))
             names.append(builtin_name(players[-1]))
             pools.append(BOTS)
         else:  # check_rated let no such seat in; never rate half a match
@@ -215,7 +276,7 @@ def outcome(
         "game": after.game,
         "at": after.updated_at,
         "players": players,
-        "ranks": places(after.result),
+        "ranks": rated_places(after.result),
         "names": names,
         "pools": pools,
     }
@@ -405,10 +466,11 @@ class Ratings:
         sigma, ordinal, matches, its rank on its pool's board, and its recent rated matches (newest
         first).  404 for a player the app does not have."""
         if player.startswith(BUILTIN):
-            if player not in BUILTINS:
+            if not is_builtin_rater(player):
                 raise not_found(f"player {player!r}")
-            for game in games:
-                self.seed_builtins(app, game)
+            if player in BUILTINS:  # a level at another think_ms is on the board once it is rated
+                for game in games:
+                    self.seed_builtins(app, game)
         elif not PLAYER_ID.fullmatch(player) or profile(app, player) is None:
             raise not_found(f"player {player!r}")
         found = self.store.standing(app, player, games, HISTORY_LENGTH)

@@ -9,7 +9,8 @@ holds what the creator chose and what happened since:
 
 - ``visibility``: ``public`` (listed; any open seat may be joined) or ``private`` (not listed; each open
   seat is joined with its own invite code, returned to the creator only);
-- ``creator``: the hash of the creator's token (it cancels a waiting match);
+- ``creator``: the hash of an anonymous creator's token (it cancels a waiting match), empty when the
+  creator is known by its credential: the app (``app``) or its player (``creator_player``, a key);
 - ``invites``: seat -> hash of its invite code, which joins the seat whenever it is open: a seat left
   before the start can be joined again with the code it was joined with (nobody else holds the code);
 - ``reserved``: seat -> hash of the token of the player it is kept for (a rematch's seats: only that
@@ -42,10 +43,12 @@ PUBLIC, PRIVATE = "public", "private"
 DEFAULT_ON_LEAVE = {"then": "bot", "level": "easy"}
 
 
-def new_life(visibility: str, creator_token: str, on_leave: dict[str, Any] | None) -> dict[str, Any]:
+def new_life(visibility: str, creator_token: str | None, on_leave: dict[str, Any] | None) -> dict[str, Any]:
+    """A new match's ``life``; ``creator_token`` is ``None`` when the creator is known by its
+    credential (an app key, a player token): no hash then, so no token is its pass."""
     return {
         "visibility": visibility,
-        "creator": auth.hash_token(creator_token),
+        "creator": auth.hash_token(creator_token) if creator_token is not None else "",
         "invites": {},
         "reserved": {},
         "on_leave": {**DEFAULT_ON_LEAVE, **(on_leave or {})},

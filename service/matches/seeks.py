@@ -23,7 +23,10 @@ groups it with what is ready to sit with bots (bot players' seeks, people's seek
 and fills the seats left with the app's bot players that have room (a bot player plays at most
 ``bot_max_matches`` matches at once: its active matches, counted from its match index, and its
 bookings and open seeks, under one script in its slot), nearest in rating first, or else with built-in
-bots of the seek's ``bots.level``.  A bot player posts seeks too, several at once up to that cap.
+bots of the seek's ``bots.level``.  A seek that asks for a ``level`` gets that level: bot players
+(their seeks, and the fill) only come to it if it also says ``bots.players`` (issue 42 point 7), and a
+fill groups only seeks asking for one level.  A bot player posts seeks too, several at once up to
+that cap; they meet other bot players' seeks at once and, with ``bots``, are filled like a person's.
 
 **One open seek per person.**  A person claims its one open seek in its own slot before the seek
 enters its pool (409 ``seek_open`` naming the one it has); a claim is released when the seek is
@@ -99,13 +102,16 @@ def time_control(control: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     if control.get("per_move_seconds") is None and control.get("budget_seconds") is None:
         raise invalid("time_control.per_move_seconds", "give per_move_seconds, budget_seconds or both")
-    return {
+    normal = {
         "per_move_seconds": control.get("per_move_seconds"),
         "budget_seconds": control.get("budget_seconds"),
         "increment_seconds": control.get("increment_seconds", 0),
         "on_timeout": control.get("on_timeout", DEFAULT_ON_TIMEOUT),
         "max_timeouts": control.get("max_timeouts", DEFAULT_MAX_TIMEOUTS),
     }
+    if control.get("warning_seconds") is not None:  # only when chosen: the default compares as before
+        normal["warning_seconds"] = control["warning_seconds"]
+    return normal
 
 
 def terms(options: dict[str, Any], rated: bool, control: dict[str, Any] | None) -> str:
@@ -223,7 +229,7 @@ class Seeks:
         if not 1 <= expires_in <= MAX_SEEK_SECONDS:
             raise invalid("expires_in", f"from 1 to {MAX_SEEK_SECONDS} seconds")
         lo, hi = self._range(request.get("rating_range") or {})
-        bots = self._bots(request.get("bots"), expires_in, player.bot)
+        bots = self._bots(request.get("bots"), expires_in, agreed)
         now = self.matches.now()
         pool = Pool(app, agreed.game.id, agreed.players)
         seek_id = f"{pool.game}.{pool.players}.{secrets.token_hex(8)}"
@@ -246,16 +252,16 @@ class Seeks:
             "t": terms(agreed.options, agreed.rated, agreed.time_control),
             "r": rating,
             "b": player.bot,
-            "ab": bots is not None and bots["allow"],
+            "ab": bots["allow"],
         }
         if lo is not None:
             compat["lo"] = lo
         if hi is not None:
             compat["hi"] = hi
         bots_at = None
-        if compat["ab"]:
-            assert bots is not None
+        if compat["ab"]:  # who may fill its seats: the level asked, and whether bot players may
             bots_at = compat["at"] = now + bots["after_seconds"]
+            compat["lv"], compat["bp"] = bots["level"], bots["players"]
         # Claimed first, so a person's two posts at once cannot both be open.  A claim whose seek
         # never reached its pool (Redis failed in between: the seek may or may not be in) is dropped
         # when met CLAIM_GRACE_SECONDS later.
@@ -276,20 +282,30 @@ class Seeks:
         return lo, hi
 
     @staticmethod
-    def _bots(given: dict[str, Any] | None, expires_in: int, bot: bool) -> dict[str, Any] | None:
-        """A person's bot settings with their defaults (``None`` for a bot player's seek: it is a bot)."""
-        if bot:
-            return None
+    def _bots(given: dict[str, Any] | None, expires_in: int, agreed: Terms) -> dict[str, Any]:
+        """The seek's bot settings with their defaults, a bot player's as a person's (issue 42 point 7).
+        ``players`` (whether the app's bot players may fill seats, or only built-in bots of ``level``)
+        defaults to true unless a ``level`` was asked for: a level asked for is the level played.  A
+        rated seek lets bots fill only a two-player match: a rated match holds each built-in level in one
+        seat (:func:`service.matches.ratings.check_rated`), and two empty seats would need two."""
         given = given or {}
+        asked = given.get("level")
         settings = {
             "allow": bool(given.get("allow", False)),
             "after_seconds": given.get("after_seconds", DEFAULT_BOTS_AFTER),
-            "level": given.get("level", DEFAULT_BOT_LEVEL),
+            "level": DEFAULT_BOT_LEVEL if asked is None else asked,
+            "players": bool(given.get("players", asked is None)),
         }
         if settings["level"] not in LEVELS:
             raise invalid("bots.level", f"one of {list(LEVELS)}")
         if settings["allow"] and not 0 <= settings["after_seconds"] < expires_in:
             raise invalid("bots.after_seconds", "from 0 to less than expires_in: bots come before it expires")
+        if settings["allow"] and agreed.rated and agreed.players > 2:
+            raise invalid(
+                "bots.allow",
+                "a rated seek lets bots fill two-player matches only: a rated match has each built-in "
+                "level in one seat, and more empty seats would need it twice",
+            )
         return settings
 
     def _claim(self, key: str, bot: bool, seek_id: str, now: float) -> None:
@@ -403,10 +419,18 @@ class Seeks:
         self, pool: Pool, match_id: str, records: list[dict[str, Any]], need: int
     ) -> list[dict[str, Any]]:
         """Seats for ``need`` bots: the app's bot players with room (booked under their cap), nearest
-        in rating to the seekers and within every seeker's rating range; built-in bots of the first
-        seek's level for the rest."""
+        in rating to the seekers and within every seeker's rating range, unless a seeker allows only
+        built-in bots (``bots.players`` false); built-in bots of the seekers' level for the rest (the
+        pairing script groups for a fill only seeks that ask for one level)."""
         if need <= 0:
             return []
+        asked = [r["bots"] for r in records if (r.get("bots") or {}).get("allow")]
+        level = asked[0]["level"] if asked else DEFAULT_BOT_LEVEL
+        builtins = [
+            {"kind": seating.BOT, "name": f"{level.title()} bot", "level": level} for _ in range(need)
+        ]
+        if not all(b.get("players", True) for b in asked):  # (absent: a seek posted before it could say)
+            return builtins
         now = self.matches.now()
         taken = {r["player"]["id"] for r in records}
         ratings = [r["player"]["rating"] for r in records]
@@ -427,11 +451,7 @@ class Seeks:
             active, over = self._matches_of(key)
             if not self.store.claim(key, "book", match_id, now, self.config.bot_max_matches, active, over):
                 seats.append({"kind": seating.HUMAN, "player": bot_id})
-        bots = records[0].get("bots") or {}
-        level = bots.get("level", DEFAULT_BOT_LEVEL)
-        while len(seats) < need:
-            seats.append({"kind": seating.BOT, "name": f"{level.title()} bot", "level": level})
-        return seats
+        return seats + builtins[len(seats) :]
 
     def _bot_players(self, app: str, now: float) -> list[StoredPlayer]:
         """The app's bot players (read through at most every :data:`BOT_LIST_SECONDS`)."""
@@ -476,6 +496,28 @@ class Seeks:
             raise Conflict("seek_closed", f"the seek is {shown}, no longer open", {"status": shown})
         self.store.release(owner, [seek_id])
         return self._document(pool, seek_id)
+
+    def close_app(self, app: str, reason: str) -> int:
+        """Close every open seek of ``app``, revoked (``reason``, issue 42): each ``cancelled``, its
+        player's claim released, nobody told (the app's feeds and webhooks are dead with it).  A
+        seek being paired this moment is left to its pairing.  How many were closed."""
+        closed = 0
+        for pool in self.store.app_pools(app):
+            while True:  # a page at a time, until none is open (or none of those left closes)
+                page = [sid for sid, _ in self.store.open_seeks(pool, None, SWEEP_LIMIT)]
+                now = self.matches.now()
+                done = 0
+                for seek_id, state in zip(page, self.store.seeks(pool, page), strict=True):
+                    if self.store.close(pool, seek_id, CANCELLED, now, tell=False) == "ok":
+                        done += 1
+                    if state is not None:
+                        self.store.release(player_key(app, state.record["player"]["id"]), [seek_id])
+                closed += done
+                if not done:
+                    break
+        if closed:
+            log.info("seeks: %d open seek(s) of app %s closed (%s)", closed, app, reason)
+        return closed
 
     def list_open(
         self, caller: Caller, game_id: str, players: int | None, after: float | None, limit: int

@@ -15,7 +15,9 @@ rank is the position.
 **Round robin.**  Every group (combination) of ``players`` distinct entrants meets
 ``matches_per_pairing`` times; the r-th meeting (r = 0..) of a group seats it in rotation ``r mod
 players`` of its entry order, so with ``matches_per_pairing`` a multiple of ``players`` every entrant
-sits in every seat position equally often.  Round r + 1 is the r-th meeting of every group.
+sits in every seat position equally often.  Round r + 1 is the r-th meeting of every group.  Match
+number n (from 1) is the ``(n - 1) mod C(entrants, players)``-th group of round ``(n - 1) div
+C(entrants, players) + 1``: :func:`round_robin_match` derives it from the number alone.
 
 **Swiss.**  Before each round, entrants sorted by the standings so far are grouped ``players`` at a
 time, top down, avoiding pairs that met before where possible: a depth-first search over groupings,
@@ -82,6 +84,34 @@ def round_robin(entrants: int, players: int, per_pairing: int) -> list[tuple[int
 
 def round_robin_total(entrants: int, players: int, per_pairing: int) -> int:
     return comb(entrants, players) * per_pairing
+
+
+def combination_at(n: int, k: int, index: int) -> tuple[int, ...]:
+    """The ``index``-th (from 0) ``k``-combination of ``range(n)`` in :func:`itertools.combinations`'
+    order (lexicographic), without listing those before it: O(n) steps."""
+    out: list[int] = []
+    x = 0
+    for i in range(k):
+        while True:
+            with_x = comb(n - x - 1, k - i - 1)  # the combinations that take x next
+            if index < with_x:
+                break
+            index -= with_x
+            x += 1
+        out.append(x)
+        x += 1
+    return tuple(out)
+
+
+def round_robin_match(entrants: int, players: int, number: int) -> tuple[int, tuple[int, ...]]:
+    """Match ``number`` (from 1) of a round robin, ``(round, entrant per seat)``: the item of
+    :func:`round_robin` at ``number - 1``, derived from the number alone (issue 42: a tournament's
+    schedule is not stored, so creating one writes nothing per match)."""
+    groups = comb(entrants, players)
+    r, index = divmod(number - 1, groups)
+    group = combination_at(entrants, players, index)
+    turn = r % players
+    return r + 1, group[turn:] + group[:turn]
 
 
 def seated(group: Sequence[int], turn: int) -> tuple[int, ...]:

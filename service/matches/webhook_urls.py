@@ -20,6 +20,10 @@ its credentials) or any internal admin page.  So:
   of the time), unless the operator allows private addresses (``TABLETOP_WEBHOOK_ALLOW_PRIVATE``, on
   in development mode so tests can use loopback).
 
+A refusal tells the app which *kind* of address its host reached (:func:`refusal_text`), never the
+address: naming it would turn the check into a DNS oracle, any app mapping the operator's internal
+names to their addresses.  The address goes to the operator's log instead.
+
 Checking a name at registration proves nothing at delivery: DNS may answer differently a second later
 (DNS rebinding).  So the delivery client (``workers/webhook_http.py``) resolves once per attempt,
 judges those addresses with :func:`address_refusal` and connects to the very address it judged, never
@@ -31,6 +35,7 @@ Pure but for :func:`resolve_host`, which asks the system resolver.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
 import socket
 from collections.abc import Callable
@@ -39,6 +44,7 @@ from urllib.parse import urlsplit
 
 from service.matches.errors import invalid
 
+log = logging.getLogger(__name__)
 #: The longest URL an endpoint may have (characters).
 MAX_URL_LENGTH = 2000
 #: The port a scheme means when the URL names none.
@@ -306,12 +312,23 @@ def refused(addresses: list[str], *, allow_private: bool) -> tuple[str, str] | N
     return None
 
 
+def refusal_text(host: str, kind: str) -> str:
+    """What a refusal tells the app: its host and the kind of address it reached, never the address
+    (for an address written in the URL, the app's own text, "is" rather than "resolves to")."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return f"host {host} resolves to {article} {kind} address"
+    return f"host {host} is {article} {kind} address"
+
+
 def check_resolved(
     host: str, port: int, *, allow_private: bool, resolve: Resolver = resolve_host
 ) -> list[str]:
     """The addresses ``host`` resolves to, when every one is public (or the operator allows private
-    ones); else :class:`~service.matches.errors.Invalid` on ``url`` saying which address is refused,
-    or that the name does not resolve."""
+    ones); else :class:`~service.matches.errors.Invalid` on ``url`` saying which kind of address is
+    refused (the address itself only in the log), or that the name does not resolve."""
     try:
         addresses = resolve(host, port)
     except (OSError, UnicodeError) as exc:
@@ -322,10 +339,6 @@ def check_resolved(
     refusal = refused(addresses, allow_private=allow_private)
     if refusal is not None:
         address, kind = refusal
-        article = "an" if kind[0] in "aeiou" else "a"
-        raise invalid(
-            "url",
-            f"host {host} resolves to {address}, {article} {kind} address; "
-            "webhooks may only call public addresses",
-        )
+        log.warning("webhook URL refused: host %s resolves to %s (%s)", host, address, kind)
+        raise invalid("url", f"{refusal_text(host, kind)}; webhooks may only call public addresses")
     return addresses

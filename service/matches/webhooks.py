@@ -32,6 +32,26 @@ outcome:
 * an endpoint whose deliveries have failed, with no success, for ``webhook_disable_after_seconds`` is
   disabled, and its ``disabled_reason`` says since when and the last error.
 
+**Back after an outage** (issue 42: a match's retry came due 28 s after the receiver was back, its
+``your_turn`` 47 s after the move, and a 30-s clock ran out).  Two rules bound how long a receiver
+that answers again waits for its backlog:
+
+* *the catch-up*: the first 2xx after a failing streak makes every head waiting for a retry due at
+  once, the oldest queued first (heads only: each match's next still waits for its previous, so
+  per-match order holds).  A head caught up once and tried only once since is left to its own pause,
+  so a message the receiver refuses for itself while others pass is not retried at their pace;
+* *the probe*: after a failure of an endpoint already failing, with nothing else in flight, its
+  earliest waiting head is tried again within :data:`PROBE_FRACTION` of how long the endpoint has
+  failed or that head has waited (at least :data:`FIRST_PAUSE`, at most the longest retry pause, never
+  before a ``Retry-After``): a receiver back after a 20-s outage is tried within about 2 s, whatever
+  pauses its messages drew.  (Not after a single failure among successes: those are the receiver's
+  refusals of a message, not an outage.)
+
+**Revocation** (:meth:`Webhooks.disable_app`): every endpoint of a revoked app is disabled with
+``disabled_reason`` ``app_revoked`` (:data:`service.matches.accounts.APP_REVOKED`), for good, and its
+undelivered messages fail; the lane checks before each send (:meth:`Webhooks.stopped`) that the
+endpoint is still enabled and its app not revoked, so a message claimed just before is not sent either.
+
 A lease that ends without an outcome (the lane was killed mid-delivery) puts the message back as it
 was: it is sent again with the same id (at least once).
 """
@@ -55,6 +75,7 @@ from standardwebhooks import Webhook
 
 from service.config import Config
 from service.matches import feed
+from service.matches.accounts import APP_REVOKED, REVOKED
 from service.matches.errors import Conflict, invalid, not_found
 from service.matches.identity import split_player_key
 from service.matches.webhook_urls import Resolver, check_resolved, check_url, resolve_host, split_url
@@ -79,6 +100,15 @@ LEASE_MARGIN = 10.0
 #: Why an endpoint is disabled, when the app or a 410 did it.
 DISABLED_BY_APP = "disabled by the app"
 GONE_REASON = "410 Gone from the receiver"
+#: The probe of a failing endpoint: its earliest waiting message is tried again within this fraction of
+#: how long the endpoint has failed (or that message has waited), so a receiver back after a 20-s outage
+#: is noticed within about 2 s, one after an hour within 6 minutes (at most the longest retry pause).
+PROBE_FRACTION = 0.1
+#: Seconds a lane trusts what it last read of an endpoint's and its app's status before a send (the
+#: check before every send: a disabled endpoint or a revoked app is never sent to after this long).
+SEND_CHECK_SECONDS = 1.0
+#: Endpoints whose status a lane remembers at most (the oldest half is forgotten past it).
+SEND_CHECK_ENTRIES = 10_000
 #: Keys dropped from a payload's data wherever they occur: a feed entry never holds one, and a
 #: webhook must never carry one even if a later entry did.
 _SECRET_WORDS = ("token", "secret", "password")
@@ -130,10 +160,15 @@ def retry_pause(previous: float | None, window: float, rng: random.Random) -> fl
     uniform between :data:`FIRST_PAUSE` and three times the previous pause, capped at a 24th of the
     retry ``window`` (and :data:`MAX_PAUSE`), so retries spread over the window and many endpoints
     failing at once do not retry in step."""
-    cap = max(FIRST_PAUSE, min(MAX_PAUSE, window / 24))
+    cap = longest_pause(window)
     low = FIRST_PAUSE
     high = max(low, 3 * (previous or FIRST_PAUSE))
     return min(cap, rng.uniform(low, high))
+
+
+def longest_pause(window: float) -> float:
+    """The longest pause between two attempts of a message (and between two probes of an endpoint)."""
+    return max(FIRST_PAUSE, min(MAX_PAUSE, window / 24))
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
@@ -234,7 +269,11 @@ class Recorded:
 
 
 class Webhooks:
-    """An app's webhook endpoints; :meth:`enqueue` queues a note for those that want it."""
+    """An app's webhook endpoints; :meth:`enqueue` queues a note for those that want it.
+
+    ``app_status`` tells an app's status (``active``, ``revoked``; ``None``: unknown): the lanes pass it
+    so that nothing is sent for a revoked app (:meth:`stopped`); without it only the endpoint's own
+    status is checked before a send."""
 
     def __init__(
         self,
@@ -243,12 +282,16 @@ class Webhooks:
         clock: Callable[[], float] = time.time,
         resolve: Resolver = resolve_host,
         rng: random.Random | None = None,
+        app_status: Callable[[str], str | None] | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
         self.resolve = resolve
         self.rng = rng or random.Random()
+        self.app_status = app_status
+        #: (app, endpoint) -> when (monotonic) a send to it was last found allowed: :meth:`stopped`'s memory.
+        self._checked: dict[tuple[str, str], float] = {}
 
     @property
     def lease_seconds(self) -> float:
@@ -310,7 +353,9 @@ class Webhooks:
         enabled: bool | None = None,
     ) -> dict[str, Any]:
         """Change what is given.  Enabling clears the reason it was disabled and its failing streak, and
-        its pending messages resume; disabling stops deliveries (messages already queued wait)."""
+        its pending messages are due at once (in per-match order); disabling stops deliveries (messages
+        already queued wait).  An endpoint disabled because its app was revoked is never enabled again
+        (:class:`Conflict` ``app_revoked``; the app's key is refused before it could ask anyway)."""
         self._stored(app, endpoint_id)
         now = self.clock()
         fields: dict[str, str] = {}
@@ -327,11 +372,28 @@ class Webhooks:
         elif enabled is False:
             fields.update(status=DISABLED, disabled_reason=DISABLED_BY_APP)
         fields["updated_at"] = repr(now)
-        if not self.store.update_endpoint(app, endpoint_id, fields):
+        done = self.store.update_endpoint(app, endpoint_id, fields, unless_disabled_for=APP_REVOKED)
+        if done == 0:
             raise not_found(f"webhook endpoint {endpoint_id!r}")
+        if done == 2:
+            raise Conflict("app_revoked", "this endpoint was disabled when its app was revoked", {})
         if enabled is True:
-            self.store.wake(app, endpoint_id, now)  # its pending messages, if any, go out again
+            # Its pending messages, if any, go out again now, not when their retries were due.
+            self.store.catch_up(app, endpoint_id, round(now, 3))
+            self.store.wake(app, endpoint_id, now)
         return self.endpoint(app, endpoint_id)
+
+    def disable_app(self, app: str, reason: str) -> int:
+        """Disable every endpoint of the app with ``reason`` (``app_revoked`` when the app is revoked)
+        and fail every message they had not delivered yet, so nothing more is sent (a lane holding one
+        finds its lease gone; :meth:`stopped` catches a send already under way).  How many endpoints
+        this disabled (those already disabled for ``reason`` are not counted again)."""
+        now = round(self.clock(), 3)
+        error = f"not sent: the endpoint was disabled ({reason})"
+        return sum(
+            bool(self.store.disable(app, endpoint, reason, error, now))
+            for endpoint in self.store.endpoint_ids(app)
+        )
 
     def delete(self, app: str, endpoint_id: str) -> None:
         """Delete an endpoint and every message it had (queued ones are never sent)."""
@@ -503,7 +565,9 @@ class Webhooks:
         since = delivery.failing_since
         if decision.outcome in ("retry", FAILED) and since is not None and now - since >= disable_after:
             reason = f"failing since {iso(since)} ({span(disable_after)}): last error {decision.error}"
-        counted, next_due = self.store.record(
+        asked = retry_after_seconds(retry_after, now)
+        probe = (PROBE_FRACTION, FIRST_PAUSE, longest_pause(window), None if asked is None else now + asked)
+        counted, next_due, recovered = self.store.record(
             delivery.app,
             delivery.endpoint,
             delivery.message,
@@ -518,10 +582,47 @@ class Webhooks:
             failing_before=now - disable_after,
             concurrency=self.config.webhook_concurrency,
             gone_reason=GONE_REASON,
+            probe=probe,
         )
+        if recovered and self.store.catch_up(delivery.app, delivery.endpoint, now):
+            # The receiver answers again: what waited for a retry goes now, not when its pause ends.
+            next_due = now if next_due is None else min(next_due, now)
         if counted and next_due is not None:
             self.store.wake_by(delivery.app, delivery.endpoint, next_due)
         return Recorded(decision.outcome, counted, next_due)
+
+    def stopped(self, delivery: Delivery) -> str | None:
+        """Why ``delivery`` must not be sent now (``None``: send it), checked just before the send: the
+        endpoint was disabled or deleted, or its app revoked, since the message was claimed.  What was
+        read to allow a send is trusted for :data:`SEND_CHECK_SECONDS` (a refusal is never remembered: the
+        endpoint may be enabled again the next moment).  A message not sent is dealt with here: back to
+        wait for an endpoint merely disabled, failed with every endpoint of a revoked app."""
+        key = (delivery.app, delivery.endpoint)
+        read_at = time.monotonic()
+        allowed_at = self._checked.get(key)
+        if allowed_at is not None and read_at - allowed_at < SEND_CHECK_SECONDS:
+            return None
+        why = self._why_not(delivery.app, delivery.endpoint)
+        if why is None:
+            if len(self._checked) >= SEND_CHECK_ENTRIES:
+                for old in list(self._checked)[: SEND_CHECK_ENTRIES // 2]:
+                    del self._checked[old]
+            self._checked[key] = read_at
+            return None
+        self._checked.pop(key, None)
+        if why == APP_REVOKED:
+            self.disable_app(delivery.app, APP_REVOKED)  # an endpoint the revocation missed, if any
+        elif why == DISABLED:
+            self.store.release(delivery.app, delivery.endpoint, delivery.message, round(self.clock(), 3))
+        return why
+
+    def _why_not(self, app: str, endpoint: str) -> str | None:
+        if self.app_status is not None and self.app_status(app) == REVOKED:
+            return APP_REVOKED
+        status = self.store.status(app, endpoint)
+        if status is None:
+            return "deleted"
+        return None if status == ENABLED else DISABLED
 
     def wake(self, app: str, endpoint_id: str) -> None:
         """Have the lanes look at the endpoint now."""

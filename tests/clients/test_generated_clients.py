@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from engine.registry import GAMES
-from tests.reliability.processes import ApiServer
+from tests.reliability.processes import ApiServer, WorkerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "openapi" / "openapi.json"
@@ -84,7 +84,11 @@ def test_the_typed_script_passes_mypy_strict(python_client):
 def test_the_generated_python_client_plays_every_game_through_player_tokens(
     python_client, redis_url, tmp_path
 ):
-    with ApiServer(redis_url, tmp_path / "api.log", workers=1, admin_token=ADMIN) as api:
+    # A worker beside the API: its clock keeper schedules the tournament's matches (issue 42).
+    with (
+        ApiServer(redis_url, tmp_path / "api.log", workers=1, admin_token=ADMIN) as api,
+        WorkerProcess(redis_url, tmp_path / "worker.log"),
+    ):
         env = {**os.environ, "PYTHONPATH": str(python_client)}
         done = run(sys.executable, SCRIPT, api.base, ADMIN, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -192,7 +196,10 @@ def test_the_typescript_tournament_client_runs_a_round_robin_and_reads_its_stand
         cwd=typescript_types,
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
-    with ApiServer(redis_url, typescript_types / "api.log", workers=1, admin_token=ADMIN) as api:
+    with (
+        ApiServer(redis_url, typescript_types / "api.log", workers=1, admin_token=ADMIN) as api,
+        WorkerProcess(redis_url, typescript_types / "worker.log"),  # the tournaments' scheduler
+    ):
         done = run("node", out / "tournament.js", api.base, ADMIN)
     assert done.returncode == 0, done.stdout + done.stderr
     (line,) = done.stdout.splitlines()
@@ -209,7 +216,7 @@ def test_the_typescript_tournament_client_runs_a_round_robin_and_reads_its_stand
     rows = seen["rows"]
     assert len(rows) == 4 and sorted({r[0] for r in rows}) == sorted(seen["matches"])
     header, *lines = seen["csv"]
-    assert header == "round,match_id,status,seat,entrant,name,place,points,score"
+    assert header == "round,match_id,status,seat,entrant,name,place,points,score,stand_in,decisions"
     cells = [line.split(",") for line in lines]
     assert [(c[1], int(c[3]), int(c[4]), int(c[6]), float(c[7])) for c in cells] == [tuple(r) for r in rows]
     assert {c[2] for c in cells} == {"finished"} and {c[5] for c in cells} == {"ANN", "BOB"}

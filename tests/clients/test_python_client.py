@@ -213,3 +213,27 @@ def test_a_read_token_reads_but_does_not_play_and_another_app_sees_nothing(app: 
         with pytest.raises(ApiError) as unknown:
             call()
         assert unknown.value.status == 404 and unknown.value.code == "not_found"
+
+
+def test_a_stream_whose_token_is_revoked_raises_credential_revoked(app: AppClient) -> None:
+    """Issue 42: the lost phone's stream ends at once, as a 401 ``credential_revoked`` the client raises
+    (the server's last line says why), the same as a long-poll's answer."""
+    bob = player(app, "bob")
+    stream = bob.feed_stream()
+    got: list[ApiError] = []
+
+    def read() -> None:
+        try:
+            for _ in stream:
+                pass
+        except ApiError as exc:
+            got.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.5)  # the stream is open
+    assert app.revoke_tokens("bob") == 1
+    reader.join(10)
+    assert not reader.is_alive(), "the revoked token's stream is still open"
+    assert got and got[0].status == 401 and got[0].code == "credential_revoked"
+    assert got[0].body["details"]["reason"] == "token_revoked"

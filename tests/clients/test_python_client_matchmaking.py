@@ -156,7 +156,7 @@ def test_a_seek_that_allows_bots_is_filled_by_a_built_in_bot_which_is_rated_on_t
     assert sorted(before) == BUILTINS and all(row["matches"] == 0 for row in before.values())
     bots = {"allow": True, "after_seconds": 0, "level": "random"}
     seek = cy.find_match(GAME, 2, rated=True, bots=bots, timeout=60)  # the sweep fills it within a second
-    assert seek["status"] == "matched" and seek["bots"] == bots
+    assert seek["status"] == "matched" and seek["bots"] == {**bots, "players": False}  # built-in only
     doc = play_out(seek["match_id"], [cy], random.Random(5))
     assert doc["rated"] is True and [s["kind"] for s in doc["seats"]].count("bot") == 1
     until("the match rated", lambda: bots_board(cy)["builtin:random"]["matches"] == 1)

@@ -102,13 +102,16 @@ def system() -> Iterator[tuple[str, str, list[Worker]]]:
 
 
 def replay_result(game_id: str, log: dict) -> dict:
-    """The result of replaying a finished match's log on its seed: every logged move must be legal."""
+    """The result of replaying a finished match's log on its seed: every logged move must be legal.  With
+    the seats' decision counts the log implies (issue 42 point 6): bots from the start, no stand-in."""
     game = GAMES[game_id]
     state = game.setup(log["players"], log["options"], seed=log["seed"])
     for entry in log["entries"]:
         assert entry["seat"] == game.to_move(state)
         game.apply(state, entry["action"])
-    return game.result(state)
+    seats = range(log["players"])
+    decisions = [sum(e["seat"] == s for e in log["entries"]) for s in seats]
+    return {**game.result(state), "decisions": decisions, "stand_in": [0 for _ in seats]}
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

@@ -55,3 +55,19 @@ def test_the_quick_bench_runs_a_round_robin_with_one_then_two_workers(capsys):
         assert 0 < p50 <= p99 <= longest + 0.01 and per_match > 0
         assert 0 <= queued <= 4 and 0 <= idle <= samples  # at most the 4 in flight wait
     assert "checks: every match finished once, seats equally used" in out
+
+
+def test_the_cost_bench_creates_and_cancels_a_9900_match_tournament_in_bounded_time(capsys):
+    """Issue 42 point 3 with real processes (a private Redis, ``tabletop serve``, no worker): one
+    creation of a 9,900-match round robin makes no match and queues no job, and its cancel answers
+    within 2 s (the bench's own check, exit status 2 if not: a generous bound for constant work, which
+    takes milliseconds).  The comparison with the code before (``--baseline``) is the README's."""
+    assert tournament.main(["--cost"]) == 0
+    out = capsys.readouterr().out
+    row = re.search(r"^after\s+(\d+)\s+([\d.]+)\s+(-?[\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)$", out, re.M)
+    assert row, out
+    matches, create_s, megabytes, keys, jobs, made, cancel_s = row.groups()
+    assert int(matches) == 9900 and int(made) == 0 and int(jobs) == 0, out
+    assert float(create_s) < 2.0 and float(cancel_s) < 2.0, out
+    assert int(keys) <= 8 and float(megabytes) < 1.0, out  # one record and the indexes, not 9,900 of each
+    assert "checks: creation made nothing, cancel under 2 s" in out

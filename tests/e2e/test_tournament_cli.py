@@ -21,9 +21,11 @@ import pytest
 
 from tabletop_client import AppClient, Client
 from tests.clients.test_readme import ADMIN_TOKEN, ROOT, api, block  # noqa: F401  (api: the fixture)
+from tests.service.test_tournaments_api import CSV_HEADER
 
 pytestmark = pytest.mark.timeout(300)
-CSV_HEADER = ["round", "match_id", "status", "seat", "entrant", "name", "place", "points", "score"]
+#: A new tournament's command line, complete but for what a case adds.
+NEW = ["--app-key", "k", "--game", "china", "--players", "3", "--entrant", "level:easy"]
 
 
 def tabletop(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -160,6 +162,9 @@ def test_a_cancelled_tournament_exits_1(api: str, key: str, tmp_path: Path) -> N
         (["--app-key", "k", "--players", "3", "--entrant", "level:easy"], "--game, --players and --entrant"),
         (["--app-key", "k", "--follow", "x", "--results", "out.txt"], ".csv or a .json"),
         (["--app-key", "k", "--game", "china", "--players", "3", "--entrant", "level:hard@9s"], "@THINK_MS"),
+        # issue 42: a Swiss without its rounds cannot be made (the server would answer 422 after a call)
+        ([*NEW, "--format", "swiss"], "--format swiss needs --rounds"),
+        ([*NEW, "--rounds", "0"], "--rounds 0: at least 1"),
         (
             [
                 "--app-key",

@@ -110,7 +110,9 @@ def test_an_away_person_sees_it_comes_back_and_plays_on(page: Page, base_url: st
     page.wait_for_selector("#away-notice", state="detached")
     page.wait_for_selector("#log li[data-type=seat_returned]:text-is('me is back and plays the seat again.')")
     assert page.locator("#refusal").is_hidden()  # coming back on the rival's turn is no refusal
-    assert api.match(mid)["seats"][ME] == {"seat": ME, "name": "me", "kind": "human"}
+    seat = api.match(mid)["seats"][ME]  # back (no `away`); every decision so far was the stand-in's
+    assert {k: seat[k] for k in ("seat", "name", "kind")} == {"seat": ME, "name": "me", "kind": "human"}
+    assert "away" not in seat and seat["stand_in"] == seat["decisions"] > 0
 
     rival_plays_until(api, mid, rival, lambda d: d["to_move"] == ME)
     wait_for_my_choices(page, "")

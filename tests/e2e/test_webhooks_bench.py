@@ -47,3 +47,17 @@ def test_the_webhooks_bench_drains_a_backlog_and_times_paced_deliveries(
     held = re.search(r"^timing-out endpoints: (\d+) requests held", out, re.M)
     assert held and int(held.group(1)) > 0
     assert re.search(r"^duplicate deliveries \(same webhook-id\) 0; move statuses \{'200': \d+\}$", out, re.M)
+
+
+@pytest.mark.timeout(180)
+def test_the_catch_up_bench_times_a_backlog_after_an_outage(capsys: pytest.CaptureFixture[str]) -> None:
+    """Part (d) at a tiny scale (a 4-s outage): every note of the backlog arrived in both cases, the
+    first success and the backlog's last note are timed from the receiver's return."""
+    assert webhooks.main(["--only", "catch-up", "--quick"]) == 0
+    out = capsys.readouterr().out
+    rows = re.findall(r"^this\s+(busy|quiet)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$", out, re.M)
+    assert sorted(case for case, *_ in rows) == ["busy", "quiet"], out
+    for _case, backlog, delivered, first, _p50, last, after_first in rows:
+        assert int(backlog) == int(delivered) > 5, out
+        # Sanity bounds only (the smoke run shares its cores): the catch-up follows the first success.
+        assert float(first) < 10 and float(last) < 15 and float(after_first) < 10, out

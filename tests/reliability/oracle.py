@@ -114,5 +114,7 @@ class PlayedMatch:
             self.game.apply(replay, entry["action"], seat=entry["seat"])
         status, doc = call(client, "GET", self.url)
         assert status == 200 and doc["status"] == "finished" and doc["version"] == len(entries)
+        counts = {k: doc["result"].pop(k) for k in ("decisions", "stand_in")}  # issue 42 point 6
         assert doc["result"] == json.loads(json.dumps(self.game.result(replay)))
+        assert sum(counts["decisions"]) == len(entries), f"{self.id}: decisions != moves"
         assert doc["view"] == json.loads(json.dumps(self.game.view(replay, None)))

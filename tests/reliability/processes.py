@@ -139,6 +139,30 @@ class ApiServer:
         self.stop()
 
 
+class WorkerProcess:
+    """``tabletop worker`` on ``redis_url`` (its lanes and its clock keeper, which runs the tournaments'
+    scheduler), its logs kept in ``log_path``; stopped (killed if need be) on exit."""
+
+    def __init__(self, redis_url: str, log_path: Path, **settings: Any) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+        env.update({f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()})
+        env.update(TABLETOP_REDIS_URL=redis_url, PYTHONPATH=str(ROOT))
+        self.env = env
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        with self.log_path.open("ab") as log:
+            args = [sys.executable, "-m", "service.cli", "worker"]
+            self.proc = subprocess.Popen(args, env=self.env, cwd=ROOT, stdout=log, stderr=log)
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        stop(self.proc)
+
+
 def call(client: Client, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
     """One request; a dropped connection (server restarting, Redis gone mid-request) is status 0."""
     try:

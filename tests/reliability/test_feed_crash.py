@@ -183,7 +183,8 @@ def test_a_clock_warning_reaches_the_deciding_player_through_a_real_worker(
         assert time.monotonic() < give_up, "the worker never started"
         time.sleep(0.1)
 
-    app, doc = setup_match(matches, time_control={"per_move_seconds": 3, "on_timeout": "random"})
+    control = {"per_move_seconds": 3, "on_timeout": "random", "warning_seconds": 2}  # the default: 0.6 s
+    app, doc = setup_match(matches, time_control=control)
     deadline = doc["clock"]["deadline"]
     to_move = PLAYERS[doc["to_move"]]
     while time.time() < deadline + 1.0:

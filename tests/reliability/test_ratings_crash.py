@@ -196,7 +196,7 @@ class Season:
         self.seats: dict[str, list[str]] = {}
         for i in range(MATCHES):
             shift = (i // 6) % 2
-            third = "builtin:hard" if i % 3 == 0 else PLAYERS[(i + 3 + shift) % 6]
+            third = "builtin:hard@0" if i % 3 == 0 else PLAYERS[(i + 3 + shift) % 6]  # hard at 0 ms
             trio = [PLAYERS[i % 6], PLAYERS[(i + 1 + shift) % 6], third]
             seats: list[dict[str, Any]] = [
                 {"kind": "bot", "name": "Hard", "level": "hard", "think_ms": 0}

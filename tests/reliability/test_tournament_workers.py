@@ -35,6 +35,7 @@ from service.matches.ratings import places as places_of
 from service.store import Store, connect
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call
 from tests.reliability.test_worker_faults import kill_tree
+from tests.service.test_tournaments_api import CSV_HEADER
 
 GAME = "year_of_dragon"
 ADMIN = "tournament-workers-admin"
@@ -206,17 +207,9 @@ def assert_complete_and_consistent(
     text = response.read().decode()
     assert response.status == 200 and response.getheader("Content-Type", "").startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0]) == [
-        "round",
-        "match_id",
-        "status",
-        "seat",
-        "entrant",
-        "name",
-        "place",
-        "points",
-        "score",
-    ]
+    assert list(rows[0]) == CSV_HEADER
+    # Bot seats from the start: every decision their own (issue 42 point 6), and counted.
+    assert all(r["stand_in"] == "0" and int(r["decisions"]) > 0 for r in rows), rows[:4]
     assert sorted(
         (r["match_id"], int(r["seat"]), int(r["entrant"]), int(r["place"])) for r in rows
     ) == sorted(

@@ -33,7 +33,7 @@ from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from bench.procs import descendants
-from service.matches.bots import RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout
+from service.matches.bots import ANONYMOUS, RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout, queue_name
 from tests.reliability.fault_worker import FAULTS, FIRED
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match
 
@@ -109,7 +109,8 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
 def searching_worker_pid(connection: redis.Redis, match_id: str, version: int) -> int | None:
     """The pid of the worker that runs ``match_id``'s bot turn at ``version``, if one does."""
     job_id = bot_job_id(match_id, version)
-    if job_id not in StartedJobRegistry(THINK_QUEUE, connection=connection).get_job_ids(cleanup=False):
+    started = StartedJobRegistry(queue_name(THINK_QUEUE, ANONYMOUS), connection=connection)
+    if job_id not in started.get_job_ids(cleanup=False):
         return None
     name = Job.fetch(job_id, connection=connection).worker_name
     if not name:  # registered as started an instant before its worker is recorded
@@ -152,7 +153,7 @@ class Stack:
             if status == 200 and doc["version"] >= FAULT_AT and doc["to_move"] == 0:  # the searcher
                 pid = searching_worker_pid(self.connection, match_id, doc["version"])
             time.sleep(0.02)
-        kill_tree(next(w for w in self.workers if w.pid == pid))
+        kill_tree(next(w for w in self.workers if pid in descendants(w.pid)))  # the lane's worker
         self.add_worker()
 
     def wait_until_fired(self, match_id: str, times: int) -> None:

@@ -128,7 +128,7 @@ def test_log_during_play_is_what_the_caller_saw_and_complete_at_the_end(client):
     state = HIGH_CARD.setup(full["players"], full["options"], seed=full["seed"])
     for entry in full["entries"]:
         HIGH_CARD.apply(state, entry["action"], seat=entry["seat"])
-    assert HIGH_CARD.result(state) == table.get().json["result"]
+    assert HIGH_CARD.result(state).items() <= table.get().json["result"].items()  # and the counts
     assert [e["version"] for e in full["entries"]] == list(range(1, len(full["entries"]) + 1))
 
 

@@ -72,7 +72,9 @@ def test_open_seats_wait_until_every_seat_is_taken_then_the_match_starts(client:
     assert taken.status_code == 409 and taken.json["code"] == "seat_taken"
     last = join(client, table.id, seat=2, name="cy")
     assert last.status_code == 200 and last.json["match"]["status"] == "active"
-    assert last.json["match"]["seats"][2] == {"seat": 2, "name": "cy", "kind": "human"}
+    assert last.json["match"]["seats"][2] == {
+        "seat": 2, "name": "cy", "kind": "human", "decisions": 0, "stand_in": 0
+    }  # fmt: skip
 
     # The joiners' tokens hold their seats; the feed tells who joined and when the match started.
     table.tokens.update({1: first.json["token"], 2: last.json["token"]})

@@ -67,7 +67,7 @@ def test_seed_is_refused_unless_the_server_allows_it(redis_client, redis_url):
 
 
 def test_bot_seats_are_stored_and_a_bot_turn_job_is_queued_when_a_bot_is_to_move(client, redis_client):
-    queue = Queue(bots.THINK_QUEUE, connection=redis_client)  # hard and normal bots think
+    queue = Queue(bots.queue_name(bots.THINK_QUEUE, bots.ANONYMOUS), connection=redis_client)  # they think
     seats = [
         {"name": "ann"},
         {"name": "bot", "kind": "bot", "level": "hard", "think_ms": 250},
@@ -76,8 +76,10 @@ def test_bot_seats_are_stored_and_a_bot_turn_job_is_queued_when_a_bot_is_to_move
     t = Table(client, seats=seats, seed=1)
     assert sorted(t.tokens) == [0]  # bots get no token
     doc = t.created.json
-    assert doc["seats"][1] == {"seat": 1, "name": "bot", "kind": "bot", "level": "hard", "think_ms": 250}
-    assert doc["seats"][2] == {"seat": 2, "name": "b2", "kind": "bot", "level": "normal", "think_ms": 500}
+    none = {"decisions": 0, "stand_in": 0}  # no decision yet (issue 42 point 6)
+    hard, normal = {"kind": "bot", "level": "hard"}, {"kind": "bot", "level": "normal"}
+    assert doc["seats"][1] == {"seat": 1, "name": "bot", **hard, "think_ms": 250, **none}
+    assert doc["seats"][2] == {"seat": 2, "name": "b2", **normal, "think_ms": 500, **none}
     assert queue.job_ids == []  # seat 0 (human) starts round 1
     resp = t.move(0, t.legal(0)[0], 0)
     assert resp.status_code == 200 and resp.json["to_move"] == 1

@@ -123,4 +123,7 @@ def test_random_complete_match_over_http_leaks_no_secret(client, game_id, player
     assert all(str(seed) not in text for text in texts), "the seed leaked during play"
     log = table.get(None, "/log").json
     assert log["complete"] and log["seed"] == seed
-    assert table.get().json["result"] == json.loads(json.dumps(game.result(shadow)))
+    result = table.get().json["result"]
+    counts = {"decisions": result.pop("decisions"), "stand_in": result.pop("stand_in")}  # issue 42 point 6
+    assert result == json.loads(json.dumps(game.result(shadow)))
+    assert sum(counts["decisions"]) == len(log["entries"]) and counts["stand_in"] == [0] * players

@@ -221,6 +221,11 @@ def test_get_my_app_shows_limits_and_usage_that_follow_the_calls(deploy):
         "rates": {"app": "20/minute;100/hour", "player": "4/minute", "create": "5/minute"},
         "max_waiters_per_app": 77,
         "max_waiters_per_player": 7,
+        "tournaments": {  # issue 42: the app's tournament caps (tests/service/test_tournament_cost.py)
+            "max_tournaments": 10,
+            "max_scheduled_matches": 20_000,
+            "max_matches_per_tournament": 10_000,
+        },
         "overrides": {"rate": "20/minute;100/hour"},
     }
     counters = {c["policy"]: c for c in me["usage"]["rates"]}
@@ -238,6 +243,7 @@ def test_get_my_app_shows_limits_and_usage_that_follow_the_calls(deploy):
     assert counters["app-3600s"]["remaining"] == 99
     assert counters["create-60s"]["remaining"] == 5 and counters["create-60s"]["reset"] == 0
     assert me["usage"]["players"] == 0
+    assert me["usage"]["tournaments"] == {"tournaments": 0, "matches": 0}
     assert acme.key not in first.get_data(as_text=True) and "key" not in me
 
     ann = acme.player_token("ann")

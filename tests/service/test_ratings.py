@@ -20,7 +20,7 @@ from flask.testing import FlaskClient
 from service.http.app import create_app
 from service.matches import ratings as rating_rules
 from service.matches.operations import Matches
-from service.matches.ratings import BUILTINS, MODEL, outcome, places, rate
+from service.matches.ratings import BUILTINS, MODEL, outcome, places, rate, rated_places
 from service.ratings_store import slot_key
 from service.store import FINISHED, MatchMeta, match_key
 from tests.service.conftest import TEST_GAMES, bearer, make_config
@@ -69,7 +69,7 @@ class Club(Backend):
 
 def seat_request(seat: str) -> dict[str, Any]:
     if seat.startswith("bot:"):
-        return {"kind": "bot", "name": seat, "level": seat.removeprefix("bot:"), "think_ms": 0}
+        return {"kind": "bot", "name": seat, "level": seat.removeprefix("bot:")}  # its level's own budget
     return {"player": seat}
 
 
@@ -130,7 +130,8 @@ def test_a_rated_match_is_only_between_named_players_and_built_in_bots(
     refused(c.client.post("/v1/matches", json=anonymous_seat, headers=bearer(c.key)), "neither a player")
     open_seat = {"game": GAME, "seats": [{"player": "ann"}, {"kind": "open"}], "rated": True}
     refused(c.client.post("/v1/matches", json=open_seat, headers=bearer(c.key)), "neither a player")
-    refused(c.rated("bot:easy", "bot:easy"), "two different")
+    twice = c.rated("bot:easy", "bot:easy")  # issue 42 point 7: a level in two seats names the seat
+    assert twice.status_code == 422 and twice.json["details"]["field"] == "seats.1.level", twice.json
     refused(c.rated("ann", "bob", on_leave={"then": "abort"}), "goes on when a player leaves")
     nobody = {"game": GAME, "seats": [{"name": "a"}, {"kind": "bot", "name": "b"}], "rated": True}
     refused(c.client.post("/v1/matches", json=nobody), "app key or a player token")
@@ -274,7 +275,8 @@ def test_a_player_who_resigned_is_rated_with_the_seats_place_when_the_game_ended
 ) -> None:
     """Point 1: "a seat a bot finished after its player resigned or timed out counts for the player who
     left, ranked as the game ended".  ann resigns after her first move; an easy bot plays her seat to
-    the end; ann's history has the seat's place, and the bot level that finished it is not rated."""
+    the end; the bot level that finished it is not rated.  Since issue 42 point 6 the seat is ann's
+    but its stand-in made most of its decisions, so ann is rated last whatever the bot reached."""
     made = club.rated("ann", "bob", "cy").json
     resigned: list[int] = []
 
@@ -294,14 +296,16 @@ def test_a_player_who_resigned_is_rated_with_the_seats_place_when_the_game_ended
     history = club.client.get("/v1/players/ann/ratings", headers=bearer(club.key)).json["ratings"][0][
         "history"
     ]
-    assert history[0]["match_id"] == meta.id and history[0]["place"] == places(meta.result)[0]
+    assert meta.result["stand_in"][0] * 2 > meta.result["decisions"][0] > 0
+    assert history[0]["match_id"] == meta.id and history[0]["place"] == 3 == rated_places(meta.result)[0]
 
 
 def test_a_player_who_timed_out_for_good_is_rated_with_the_seats_place(
     club: Club, matches: Matches, redis_client: redis.Redis
 ) -> None:
     """The same for a player away after too many timeouts (``max_timeouts`` 1): the clock's bot
-    (``random``) plays the seat to the end, for ann."""
+    (``random``) plays the seat to the end, for ann: every decision of her seat a stand-in's, so she is
+    rated last (issue 42 point 6)."""
     made = club.rated("ann", "bob", time_control={"per_move_seconds": 600, "max_timeouts": 1}).json
     game = matches.games[GAME]
     timed_out: list[int] = []
@@ -323,7 +327,8 @@ def test_a_player_who_timed_out_for_good_is_rated_with_the_seats_place(
     assert stored["ann"]["matches"] == 1 and not any(r.startswith("builtin:") for r in stored)
     assert meta.result is not None
     entry = redis_client.lindex(slot_key(club.app["id"], GAME, "history:ann"), 0)
-    assert json.loads(entry)["place"] == places(meta.result)[0]
+    assert meta.result["stand_in"][0] == meta.result["decisions"][0] > 0
+    assert json.loads(entry)["place"] == 2 == rated_places(meta.result)[0]
 
 
 def test_an_away_seat_counts_for_its_player_and_a_bot_seat_for_its_level() -> None:
@@ -333,7 +338,7 @@ def test_an_away_seat_counts_for_its_player_and_a_bot_seat_for_its_level() -> No
     seats = [
         {"name": "Ann", "kind": "bot", "level": "random", "think_ms": 0, "away": True},
         {"name": "Bob", "kind": "bot", "level": "easy", "think_ms": 0},
-        {"name": "Hard", "kind": "bot", "level": "hard", "think_ms": 0},
+        {"name": "Hard", "kind": "bot", "level": "hard", "think_ms": 2000},
     ]
     life = {"app": "a1", "rated": True, "players": {"0": "a1:ann", "1": "a1:bob"}, "resigned": [1]}
     result = {"scores": [3, 9, 9], "ranking": [1, 2, 0], "winners": [1, 2], "tiebreak": None}

@@ -49,7 +49,7 @@ def test_every_setting_has_a_row_in_the_configuration_table() -> None:
     [
         ("admin_token", "*(unset)*"),
         ("anonymous", "`true`"),
-        ("clock_warning_seconds", "`30`"),
+        ("clock_warning_seconds", "`3600`"),
         ("max_waiters_per_app", "`5000`"),
         ("max_waiters_per_player", "`20`"),
     ],

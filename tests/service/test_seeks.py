@@ -120,7 +120,7 @@ def test_a_lone_seek_waits_open_with_its_terms_and_defaults(lobby: Lobby) -> Non
     assert seek["options"] == {"rounds": 2, "swaps": True}  # resolved like match creation does
     assert seek["rated"] is False and seek["time_control"] is None
     assert seek["rating_range"] == {"min": None, "max": None}
-    assert seek["bots"] == {"allow": False, "after_seconds": 60, "level": "easy"}
+    assert seek["bots"] == {"allow": False, "after_seconds": 60, "level": "easy", "players": True}
     assert seek["player"] == {"id": "ann", "name": "Ann", "bot": False, "rating": 0.0}
     assert seek["created_at"] == T0 and seek["expires_at"] == T0 + lobby.svc.config.seek_seconds
     assert lobby.get(seek["id"], "bob") == seek  # any player of the app reads it
@@ -463,7 +463,8 @@ def test_a_bot_players_seek_meets_people_only_once_their_bots_may_come(client: F
     lobby = Lobby(client, people=("ann", "bob"), bots=("robo",))
     bob = lobby.posted("bob", options={"rounds": 2})  # no bots, ever (and other terms than ann's)
     robo = lobby.posted("robo")
-    assert robo["status"] == "open" and robo["bots"] is None and robo["player"]["bot"] is True
+    assert robo["status"] == "open" and robo["player"]["bot"] is True
+    assert robo["bots"] == {"allow": False, "after_seconds": 60, "level": "easy", "players": True}  # issue 42
     ann = lobby.posted("ann", bots={"allow": True, "after_seconds": 15})
     assert ann["status"] == "open"  # people first: robo waits for her wait
     assert lobby.sweep(15).filled == 1

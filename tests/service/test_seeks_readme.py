@@ -23,7 +23,10 @@ def test_the_finding_a_match_example_pairs_challenges_and_fills_with_bots(api: s
     assert feed[0] == "invited" and feed[-1] == "seek_matched"
     assert match["rated"] is True and sorted(match["seats"]) == ["Ann", "Bob"]
     assert accepted["status"] == "accepted" and accepted["match_id"]
-    assert filled == {"status": "matched", "bots": {"allow": True, "after_seconds": 1, "level": "easy"}}
+    assert filled == {
+        "status": "matched",
+        "bots": {"allow": True, "after_seconds": 1, "level": "easy", "players": True},
+    }
 
 
 def test_the_section_names_every_matchmaking_route() -> None:

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from service.matches.tournament_pairing import (
     Played,
+    combination_at,
     group_cost,
     met_pairs,
     points_of,
     round_robin,
+    round_robin_match,
     round_robin_total,
     seated,
     sitting_out,
@@ -73,6 +75,26 @@ def test_round_robin_seats_are_used_equally_when_meetings_are_a_multiple_of_play
             seats[(entrant, seat)] += 1
     each = comb(entrants - 1, players - 1) * k  # every entrant's groups, k times per seat
     assert {seats[(e, s)] for e in range(entrants) for s in range(players)} == {each}
+
+
+@given(field(), st.integers(1, 4))
+def test_a_round_robin_match_is_derived_from_its_number_alone(shape: tuple[int, int], per: int) -> None:
+    """Issue 42: the schedule is not stored; match n (from 1) is the n-th of :func:`round_robin`."""
+    entrants, players = shape
+    schedule = round_robin(entrants, players, per)
+    assert [round_robin_match(entrants, players, n) for n in range(1, len(schedule) + 1)] == schedule
+
+
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n))))
+def test_combination_at_unranks_in_the_order_of_combinations(shape: tuple[int, int]) -> None:
+    n, k = shape
+    assert [combination_at(n, k, i) for i in range(comb(n, k))] == list(combinations(range(n), k))
+
+
+def test_a_large_round_robins_last_match_needs_no_listing() -> None:
+    # 1,000 entrants two a match: the 499,500th group is the last pair, reached in O(entrants) steps
+    assert round_robin_match(1000, 2, comb(1000, 2)) == (1, (998, 999))
+    assert round_robin_match(1000, 2, comb(1000, 2) + 1) == (2, (1, 0))  # round 2: seats rotated
 
 
 @given(st.lists(st.integers(0, 20), min_size=2, max_size=5, unique=True), st.integers(0, 10))

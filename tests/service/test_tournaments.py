@@ -36,6 +36,7 @@ from service.ratings_store import slot_key
 from service.store import ABORTED, ACTIVE, FINISHED, match_key
 from tests.service.conftest import TEST_GAMES, make_config
 from tests.service.test_accounts import ADMIN, new_app, put_player
+from tests.service.test_tournaments_api import CSV_HEADER
 
 GAME = "high_card"
 
@@ -75,8 +76,13 @@ class Club:
         return Caller(PLAYER, app=self.app_id, player=pid, scopes=frozenset(scopes or ("play",)))
 
     def create(self, caller: Caller | None = None, **body: Any) -> dict[str, Any]:
+        """Create, then run the scheduler once, as the keeper's sweep does at ``starts_at`` (creation
+        itself makes no match: tests/service/test_tournament_cost.py); the whole document."""
         request = {"game": GAME, "players": 2, "options": {"rounds": 1}, **body}
-        return self.tournaments.create(request, caller or self.caller)
+        made = self.tournaments.create(request, caller or self.caller)
+        assert "matches" not in made and made["progress"]["done"] == 0
+        self.tournaments.advance(self.app_id, made["id"])
+        return self.get(made["id"])
 
     def get(self, tid: str) -> dict[str, Any]:
         return self.tournaments.get(tid, self.caller)
@@ -349,18 +355,10 @@ def test_a_round_robin_of_four_levels_uses_every_seat_equally_and_standings_matc
     assert export["status"] == "finished" and export["standings"] == doc["standings"]
     assert len(export["results"]) == 12 * 3
     first = export["results"][0]
-    assert set(first) == {
-        "round",
-        "match_id",
-        "status",
-        "seat",
-        "entrant",
-        "name",
-        "place",
-        "points",
-        "score",
-    }
+    assert set(first) == set(CSV_HEADER)  # the JSON rows hold the CSV's columns
     meta = club.matches.meta(first["match_id"])
+    # bots from the start: every decision their own, none a stand-in's (issue 42 point 6)
+    assert first["stand_in"] == 0 and first["decisions"] == meta.result["decisions"][0] > 0
     assert (
         first["score"] == meta.result["scores"][0]
         and first["name"] == levels[first["entrant"]].title() + " bot"
@@ -565,16 +563,22 @@ def test_cancel_mid_way_aborts_the_matches_under_way_and_freezes_the_standings(c
     assert len(going) == 2
     cancelled = club.tournaments.cancel(tid, club.caller)
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"] is not None
+    assert cancelled["cancel_reason"] == "cancelled"
+    # the cancel itself does constant work: the matches under way are the sweep's to abort, at once
+    assert all(club.matches.meta(mid).status == ACTIVE for mid in going)
+    assert club.matches.store.redis.zscore("tt:tournaments:due", f"{club.app_id}:{tid}") is not None
+    club.tournaments.sweep(club.matches.now())
     assert cancelled["standings"] == before["standings"]
     assert cancelled["progress"]["done"] == cancelled["progress"]["total"] == 6
-    statuses = Counter(m["status"] for m in cancelled["matches"])
+    assert "matches" not in cancelled  # the summary: constant work whatever the size
+    statuses = Counter(m["status"] for m in club.get(tid)["matches"])
     assert statuses == {"finished": 1, "aborted": 5}
     for mid in going:  # the matches under way ended without a result
         meta = club.matches.meta(mid)
         assert meta.status == ABORTED and meta.result is None
         last = club.matches.store.events_after(mid, "0-0")[-1].event
         assert last["type"] == "match_over" and last["reason"] == "tournament_cancelled"
-    made = [m["match_id"] for m in cancelled["matches"] if club.matches.store.exists(m["match_id"])]
+    made = [m["match_id"] for m in club.get(tid)["matches"] if club.matches.store.exists(m["match_id"])]
     club.tournaments.advance(club.app_id, tid)
     TournamentSweeper(club.tournaments, 0).tick(club.matches.now() + 60)
     assert [
@@ -609,7 +613,8 @@ def test_a_tournament_starting_later_waits_for_the_sweep(club: Club) -> None:
     assert all(m["status"] == "pending" for m in doc["matches"])
     assert sweeper.tick(clock.now + 30)
     assert club.get(doc["id"])["status"] == "scheduled"
-    assert not sweeper.tick(clock.now + 31)  # not again within tournament_sweep_seconds
+    assert not sweeper.tick(clock.now + 30 + sweeper.poll / 2)  # not again within its poll
+    assert sweeper.poll <= sweeper.every
     clock.now += 61
     assert sweeper.tick(clock.now)
     started = club.get(doc["id"])
@@ -632,10 +637,11 @@ def test_the_sweep_makes_whole_what_a_dead_process_left(club: Club) -> None:
     # 2. a match under way vanished (expired): the sweep records it aborted
     club.matches.store.redis.delete(match_key(second, "meta"))
     # 3. a process created the next match and died before marking it under way
-    head = store.head(club.app_id, tid, 1)
+    head = store.head(club.app_id, tid)
     assert head is not None
-    n, m = head.pending[0]
-    club.tournaments._start_match(club.app_id, club.tournaments._spec(club.app_id, tid) or {}, n, m)
+    spec = club.tournaments._spec(club.app_id, tid) or {}
+    [(n, m)] = club.tournaments._matches_at(club.app_id, spec, [head.next])
+    club.tournaments._start_match(club.app_id, spec, n, m)
     assert club.matches.store.exists(m["match_id"]) and club.get(tid)["matches"][n - 1]["status"] == "pending"
     club.tournaments.sweep(club.matches.now() + 10)
     doc = club.get(tid)

@@ -11,6 +11,7 @@ tests/workers/test_webhook_http.py.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 
 import pytest
@@ -238,23 +239,56 @@ def test_a_public_name_resolves_to_its_addresses() -> None:
     assert asked == [("hooks.example.com", 443)]
 
 
-def test_a_name_resolving_to_a_private_address_is_refused_naming_it() -> None:
+def test_a_name_resolving_to_a_private_address_is_refused_by_kind_never_naming_the_address(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 42: the refusal says which kind of address the name reached, never the address (else any
+    app could map the operator's internal names); the operator's log has it."""
     _, resolve = resolver("10.0.0.5")
-    with pytest.raises(Invalid) as caught:
+    with (
+        caplog.at_level(logging.WARNING, logger="service.matches.webhook_urls"),
+        pytest.raises(Invalid) as caught,
+    ):
         check_resolved("hooks.example.com", 443, allow_private=False, resolve=resolve)
     assert caught.value.message == (
-        "url: host hooks.example.com resolves to 10.0.0.5, a private address; "
+        "url: host hooks.example.com resolves to a private address; webhooks may only call public addresses"
+    )
+    assert caught.value.details == {"field": "url"}
+    assert "hooks.example.com resolves to 10.0.0.5 (private)" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("address", "kind"),
+    [
+        ("127.0.0.1", "a loopback"),
+        ("::ffff:127.0.0.1", "a loopback"),
+        ("10.20.30.40", "a private"),
+        ("fd12:3456::1", "a private"),
+        ("169.254.169.254", "a metadata"),
+        ("169.254.10.1", "a link-local"),
+        ("100.64.0.7", "a shared address space"),
+        ("0.0.0.0", "an unspecified"),
+        ("not-an-address", "an invalid"),
+    ],
+)
+def test_no_refusal_names_a_resolved_address(address: str, kind: str) -> None:
+    _, resolve = resolver("93.184.216.34", address)
+    with pytest.raises(Invalid) as caught:
+        check_resolved("internal.example.com", 443, allow_private=False, resolve=resolve)
+    message = caught.value.message
+    assert message == f"url: host internal.example.com resolves to {kind} address; " + (
         "webhooks may only call public addresses"
     )
+    assert address not in message and "93.184.216.34" not in message
 
 
 def test_one_private_address_among_public_ones_is_enough_to_refuse() -> None:
     """A name with a public and a private address would reach the private one part of the time."""
     _, resolve = resolver("93.184.216.34", "169.254.169.254")
-    with pytest.raises(Invalid, match=r"169\.254\.169\.254, a metadata address"):
+    with pytest.raises(Invalid, match=r"resolves to a metadata address"):
         check_resolved("hooks.example.com", 443, allow_private=False, resolve=resolve)
     _, resolve = resolver("93.184.216.34", "::ffff:127.0.0.1")
-    with pytest.raises(Invalid, match=r"resolves to ::ffff:127\.0\.0\.1, a loopback address"):
+    with pytest.raises(Invalid, match=r"resolves to a loopback address"):
         check_resolved("hooks.example.com", 443, allow_private=False, resolve=resolve)
 
 
@@ -283,5 +317,5 @@ def test_resolve_host_asks_the_system_resolver() -> None:
     assert resolve_host("::ffff:127.0.0.1", 80) == ["::ffff:127.0.0.1"]
     local = resolve_host("localhost", 80)
     assert local and set(local) <= {"127.0.0.1", "::1"} and len(local) == len(set(local))
-    with pytest.raises(Invalid, match=r"127\.0\.0\.1, a loopback address"):
+    with pytest.raises(Invalid, match=r"host 127\.0\.0\.1 is a loopback address"):
         check_resolved("127.0.0.1", 80, allow_private=False)

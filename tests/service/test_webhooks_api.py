@@ -7,6 +7,7 @@ Delivery itself (the lane, a real receiver) is tested in tests/workers/test_webh
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -162,6 +163,24 @@ def test_with_the_default_settings_private_addresses_and_plain_http_are_refused(
     patched = client.patch(f"{BASE}/{ok.json['id']}", json={"url": url}, headers=bearer(backend.key))
     assert field(patched) == "url"
     assert client.get(f"{BASE}/{ok.json['id']}", headers=bearer(backend.key)).json["url"] == PUBLIC
+
+
+def test_a_refused_url_names_the_kind_of_address_never_the_address(
+    redis_client: redis.Redis, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 42: the 422 is no DNS oracle.  ``localhost`` resolves (for real) to a loopback address:
+    the answer says so without naming 127.0.0.1 or ::1; the operator's log has the address."""
+    client = create_app(make_config(redis_url, admin_token=ADMIN), games=TEST_GAMES).test_client()
+    backend = Backend(client, "oracle")
+    with caplog.at_level(logging.WARNING, logger="service.matches.webhook_urls"):
+        resp = client.post(BASE, json={"url": "https://localhost:8443/hook"}, headers=bearer(backend.key))
+    assert field(resp) == "url"
+    assert resp.json["message"] == (
+        "url: host localhost resolves to a loopback address; webhooks may only call public addresses"
+    )
+    body = resp.get_data(as_text=True)
+    assert "127.0.0.1" not in body and "::1" not in body
+    assert "localhost resolves to" in caplog.text and ("127.0.0.1" in caplog.text or "::1" in caplog.text)
 
 
 def test_endpoints_are_listed_read_updated_and_deleted(client: FlaskClient, backend: Backend) -> None:

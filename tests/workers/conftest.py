@@ -1,6 +1,6 @@
 """Fixtures of the worker tests: the service tests' real Redis, an app over it, and the jobs bound to the
-same games and Redis, run by an in-process worker of the production class (``BotWorker``, RQ's
-non-forking worker: monkeypatches apply) on every lane's queues."""
+same games and Redis, run by an in-process worker of the production class (``LaneWorker``, RQ's
+non-forking worker: monkeypatches apply) on every lane's kinds of work, every tenant's queues."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from service.matches.operations import Matches
 from service.store import Store
 from tests.service.conftest import TEST_GAMES, make_config, redis_client, redis_url  # noqa: F401
 from workers import jobs
-from workers.worker import BotWorker
+from workers.worker import LaneWorker
 
 #: No delay between retries, so a failing bot turn is retried within one burst.
 QUICK_RETRIES = (0, 0)
@@ -56,7 +56,7 @@ def work(redis_client: redis.Redis) -> Callable[[], None]:  # noqa: F811
     """Run the queues dry in this process (bot turns chain, so one call plays a bot-only match out)."""
 
     def run() -> None:
-        queues = [name for lane in LANES.values() for name in lane]
-        BotWorker(queues, connection=redis_client).work(burst=True, logging_level="WARNING")
+        kinds = [kind for lane in LANES.values() for kind in lane]
+        LaneWorker(kinds, connection=redis_client).work(burst=True, logging_level="WARNING")
 
     return run

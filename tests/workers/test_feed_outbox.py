@@ -233,6 +233,11 @@ def test_a_fresh_sweeper_drains_every_mark_past_the_grace(
 # -- clock warnings ----------------------------------------------------------------------------------
 
 
+#: A 30-s decision warned 20 s before its deadline (the control's own warning time: the default would
+#: be 20% of the decision's, service/matches/clocks.py).
+WARNED_30 = {"per_move_seconds": 30, "warning_seconds": 20}
+
+
 def warning_matches(matches: Matches, lead: float, at: float) -> Matches:
     """The match operations with ``clock_warning_seconds = lead`` and their clock stopped at ``at``."""
     config = dataclasses.replace(matches.config, clock_warning_seconds=lead)
@@ -251,7 +256,7 @@ def warnings(players: Players, match_id: str) -> list[dict[str, Any]]:
 def test_a_clock_warning_reaches_the_deciding_player_once(players: Players) -> None:
     t0 = now()
     clocked = warning_matches(players.matches, 20, t0)
-    doc = players.create(clocked, time_control={"per_move_seconds": 30})
+    doc = players.create(clocked, time_control=WARNED_30)
     deadline = doc["clock"]["deadline"]
     store = players.matches.store
     assert store.claim_warnings(deadline - 20.5, 10, 2.0) == []
@@ -273,7 +278,7 @@ def test_a_clock_warning_reaches_the_deciding_player_once(players: Players) -> N
 def test_a_move_in_time_voids_the_warning_and_the_next_decision_gets_its_own(players: Players) -> None:
     t0 = now()
     clocked = warning_matches(players.matches, 20, t0)
-    doc = players.create(clocked, time_control={"per_move_seconds": 30})
+    doc = players.create(clocked, time_control=WARNED_30)
     players.play(doc["id"], warning_matches(players.matches, 20, t0 + 5))
     store = players.matches.store
     assert store.claim_warnings(t0 + 15.5, 10, 2.0) == [(doc["id"], 1)]  # version 0's was dropped
@@ -285,7 +290,7 @@ def test_a_move_in_time_voids_the_warning_and_the_next_decision_gets_its_own(pla
 
 def test_a_warning_past_its_deadline_is_not_given(players: Players) -> None:
     t0 = now()
-    doc = players.create(warning_matches(players.matches, 20, t0), time_control={"per_move_seconds": 30})
+    doc = players.create(warning_matches(players.matches, 20, t0), time_control=WARNED_30)
     late = doc["clock"]["deadline"] + 0.5
     assert jobs.clock_warning(players.matches, doc["id"], 0, at=late) == feed_sweep.TOO_LATE
     assert warnings(players, doc["id"]) == []
@@ -294,7 +299,8 @@ def test_a_warning_past_its_deadline_is_not_given(players: Players) -> None:
 
 def test_no_warning_when_the_decision_is_no_longer_than_the_lead(players: Players) -> None:
     t0 = now()
-    doc = players.create(warning_matches(players.matches, 20, t0), time_control={"per_move_seconds": 20})
+    control = {"per_move_seconds": 20, "warning_seconds": 20}
+    doc = players.create(warning_matches(players.matches, 20, t0), time_control=control)
     assert doc["clock"]["deadline"] == t0 + 20  # a clock runs, with its deadline indexed
     assert players.matches.store.claim_due(t0 + 60, 10, 2.0) == [doc["id"]]
     assert players.matches.store.claim_warnings(t0 + 60, 10, 2.0) == []
@@ -305,7 +311,7 @@ def test_no_warning_for_a_seat_no_player_holds(players: Players) -> None:
     t0 = now()
     seats = [{"name": "Ann", "kind": "human", "player": "ann"}, {"name": "Zed", "kind": "human"}]
     clocked = warning_matches(players.matches, 20, t0)
-    doc = players.create(clocked, seats=seats, time_control={"per_move_seconds": 30})
+    doc = players.create(clocked, seats=seats, time_control=WARNED_30)
     claimed = players.matches.store.claim_warnings(t0 + 60, 10, 2.0)
     assert claimed == ([(doc["id"], 0)] if doc["to_move"] == 0 else [])
 
@@ -316,7 +322,7 @@ def test_a_warning_comes_after_the_notes_of_its_own_commit(
     """The commit that started the decision died before its drain: the warning drains it first, so the
     ``your_turn`` of that version is not taken for fed already (notes are numbered per version)."""
     t0 = now()
-    doc = players.create(warning_matches(matches, 20, t0), time_control={"per_move_seconds": 30})
+    doc = players.create(warning_matches(matches, 20, t0), time_control=WARNED_30)
     crash_after_commit(monkeypatch)
     played = players.play(doc["id"], warning_matches(matches, 20, t0 + 1))
     version = played.version

@@ -8,7 +8,7 @@ import pytest
 from rq import Queue
 
 from service.config import Config
-from service.matches.bots import HINT_QUEUE, QUICK_QUEUE
+from service.matches.bots import ANONYMOUS, HINT_QUEUE, QUICK_QUEUE, queue_name
 from tests.service.conftest import Table, bearer, make_config
 
 LIMIT = 2
@@ -30,8 +30,8 @@ def test_quick_hints_take_the_quick_lane_and_searching_ones_the_hint_queue(app, 
     easy, normal = Table(app.test_client(), seed=7), Table(app.test_client(), seed=7)
     easy_id = ask(easy, "10.0.0.1", level="easy").json["id"]
     normal_id = ask(normal, "10.0.0.1", level="normal", think_ms=10).json["id"]
-    assert Queue(QUICK_QUEUE, connection=redis_client).job_ids == [easy_id]
-    assert Queue(HINT_QUEUE, connection=redis_client).job_ids == [normal_id]
+    assert Queue(queue_name(QUICK_QUEUE, ANONYMOUS), connection=redis_client).job_ids == [easy_id]
+    assert Queue(queue_name(HINT_QUEUE, ANONYMOUS), connection=redis_client).job_ids == [normal_id]
 
 
 def test_one_address_has_at_most_its_limit_of_hints_in_flight(app, work):
@@ -73,4 +73,4 @@ def test_a_clients_only_hint_goes_before_the_hints_of_a_client_with_several(app,
     flood = [Table(app.test_client(), seed=7) for _ in range(LIMIT)]
     flooded = [ask(table, "10.0.0.4", level="hard", think_ms=10).json["id"] for table in flood]
     alone = ask(Table(app.test_client(), seed=7), "10.0.0.5", level="normal", think_ms=10).json["id"]
-    assert Queue(HINT_QUEUE, connection=redis_client).job_ids == [alone, *flooded]
+    assert Queue(queue_name(HINT_QUEUE, ANONYMOUS), connection=redis_client).job_ids == [alone, *flooded]

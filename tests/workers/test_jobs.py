@@ -17,7 +17,7 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
-from service.matches.bots import QUICK_QUEUE, THINK_QUEUE, bot_job_id
+from service.matches.bots import ANONYMOUS, QUICK_QUEUE, THINK_QUEUE, bot_job_id, queue_name
 from service.matches.identity import SEAT, Caller
 from service.matches.operations import Matches, Move
 from tests.service.high_card import GAME as HIGH_CARD
@@ -37,8 +37,9 @@ def create(matches: Matches, seats: list[dict[str, Any]], seed: int = 3, **optio
     return matches.create(request)
 
 
-def queued(matches: Matches, queue: str = QUICK_QUEUE) -> list[str]:
-    return Queue(queue, connection=matches.store.redis).job_ids
+def queued(matches: Matches, kind: str = QUICK_QUEUE, tenant: str = ANONYMOUS) -> list[str]:
+    """The jobs queued on ``tenant``'s queue of ``kind`` (these matches are anonymous)."""
+    return Queue(queue_name(kind, tenant), connection=matches.store.redis).job_ids
 
 
 def test_a_bot_to_move_is_enqueued_once_per_version(matches):
@@ -49,7 +50,7 @@ def test_a_bot_to_move_is_enqueued_once_per_version(matches):
     assert queued(matches) == [bot_job_id(doc["id"], 0)]
     job = Job.fetch(bot_job_id(doc["id"], 0), connection=matches.store.redis)
     assert job.func_name == "workers.jobs.play_bot_turn" and job.args == (doc["id"], 0)
-    matches.bots.turn_pending(doc["id"], 0, doc["seats"][0])
+    matches.bots.turn_pending(doc["id"], 0, doc["seats"][0], app=None)
     assert queued(matches) == [bot_job_id(doc["id"], 0)]
 
 
@@ -82,7 +83,15 @@ def test_an_all_bot_match_plays_to_the_end_job_by_job(matches, work):
         assert entry["version"] == version and entry["seat"] == HIGH_CARD.to_move(state)
         assert entry["action"] in HIGH_CARD.legal_actions(state)
         HIGH_CARD.apply(state, entry["action"])
-    assert HIGH_CARD.result(state) == meta.result
+    assert meta.result == {**HIGH_CARD.result(state), **counts_of(log, 3)}
+
+
+def counts_of(log: list[dict[str, Any]], players: int) -> dict[str, list[int]]:
+    """The result's decision counts (issue 42 point 6) the log implies: bots from the start, no stand-in."""
+    return {
+        "decisions": [sum(e["seat"] == s for e in log) for s in range(players)],
+        "stand_in": [0] * players,
+    }
 
 
 LEVELS3 = ("random", "easy", "normal")
@@ -139,7 +148,7 @@ def test_a_failing_bot_is_retried_then_plays_a_random_move(matches, work, monkey
     assert calls == ["easy", "easy", "easy", "random"]
     meta = matches.meta(doc["id"])
     assert meta.version == 1 and meta.to_move == 1
-    failed = FailedJobRegistry(QUICK_QUEUE, connection=matches.store.redis)
+    failed = FailedJobRegistry(queue_name(QUICK_QUEUE, ANONYMOUS), connection=matches.store.redis)
     assert failed.get_job_ids() == [bot_job_id(doc["id"], 0)]
 
 
@@ -189,7 +198,7 @@ def test_the_sweep_takes_over_a_retry_only_when_it_is_overdue(matches, due_in, e
     """A retry waits in RQ's scheduled registry until the worker holding the scheduler lock moves it;
     overdue by more than ``bot_stall_seconds`` (2 s here) it is presumed orphaned by a dead worker."""
     doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
-    queue = Queue(QUICK_QUEUE, connection=matches.store.redis)
+    queue = Queue(queue_name(QUICK_QUEUE, ANONYMOUS), connection=matches.store.redis)
     job = queue.fetch_job(bot_job_id(doc["id"], 0))
     queue.remove(job)
     queue.schedule_job(job, datetime.now(UTC) + timedelta(seconds=due_in))
@@ -242,7 +251,7 @@ def assert_replays(matches: Matches, match_id: str, players: int) -> None:
         assert entry["version"] == version and entry["action"] in HIGH_CARD.legal_actions(state)
         HIGH_CARD.apply(state, entry["action"])
         assert any(e.id.startswith(f"{version}-") and e.event["type"] == "action" for e in events)
-    assert HIGH_CARD.result(state) == matches.meta(match_id).result
+    assert matches.meta(match_id).result == {**HIGH_CARD.result(state), **counts_of(log, players)}
 
 
 def test_one_job_plays_the_bots_decisions_in_a_row_each_its_own_commit(matches, work, monkeypatch):
@@ -308,7 +317,7 @@ def test_the_sweep_replaces_a_job_queued_in_name_only(matches):
     queued job in no list at all is replaced at once."""
     doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
     connection = matches.store.redis
-    queue = Queue(QUICK_QUEUE, connection=connection)
+    queue = Queue(queue_name(QUICK_QUEUE, ANONYMOUS), connection=connection)
     job_id = bot_job_id(doc["id"], 0)
     connection.lmove(queue.key, queue.intermediate_queue_key, "RIGHT", "LEFT")  # what a worker does
     assert Job.fetch(job_id, connection=connection).get_status() == JobStatus.QUEUED and queued(matches) == []

@@ -1,7 +1,8 @@
 """Timeouts against a real Redis and a real (in-process) RQ worker: the clock keeper never thinks (it plays
-a ``random``/``easy`` timeout itself and announces a searching level's as a job on the thinking lane, one
-job per decision however often it is announced); the API refuses a move past its deadline whether or
-not a keeper runs, and announces the timeout, which a worker then plays exactly once."""
+a ``random``/``easy`` timeout itself and announces a searching level's as a job on the timeouts lane, in
+the match's tenant's queue, one job per decision however often it is announced); the API refuses a move
+past its deadline whether or not a keeper runs, and announces the timeout, which a worker then plays
+exactly once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ import pytest
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from service.matches.bots import QUICK_QUEUE, THINK_QUEUE, timeout_job_id
+from service.matches.bots import (
+    ANONYMOUS,
+    QUICK_QUEUE,
+    THINK_QUEUE,
+    TIMEOUT_QUEUE,
+    queue_name,
+    timeout_job_id,
+)
 from service.matches.operations import Matches
 from service.store import now
 from tests.service.conftest import Table
@@ -30,8 +38,9 @@ def clocked(matches: Matches, seconds: float, level: str, ago: float = 0.0) -> d
     return backdated.create({**request, "time_control": control})
 
 
-def queued(matches: Matches, queue: str) -> list[str]:
-    return Queue(queue, connection=matches.store.redis).job_ids
+def queued(matches: Matches, kind: str, tenant: str = ANONYMOUS) -> list[str]:
+    """The jobs queued on ``tenant``'s queue of ``kind`` (these matches are anonymous)."""
+    return Queue(queue_name(kind, tenant), connection=matches.store.redis).job_ids
 
 
 def wait_past(deadline: float, timeout: float = 10.0) -> None:
@@ -47,16 +56,17 @@ def timeout_events(matches: Matches, match_id: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("level", ["normal", "hard"])
-def test_the_keeper_hands_a_searching_timeout_to_the_thinking_lane_once(matches, level):
-    """The keeper never thinks: it announces ``timeout-<match>-<version>`` on the thinking lane, and any
-    number of claims of the same decision (a lost reply, a keeper that died) collapse into that job."""
+def test_the_keeper_hands_a_searching_timeout_to_the_timeouts_lane_once(matches, level):
+    """The keeper never thinks: it announces ``timeout-<match>-<version>`` on the timeouts lane (never
+    behind bot turns), and any number of claims of the same decision (a lost reply, a keeper that died)
+    collapse into that job."""
     doc = clocked(matches, 30, level)
     deadline = doc["clock"]["deadline"]
     assert jobs.hand_over(matches, doc["id"], at=deadline - 1) == jobs.NOT_DUE
     for _ in range(3):
         assert jobs.hand_over(matches, doc["id"], at=deadline + 0.1) == jobs.HANDED_OVER
-    assert queued(matches, THINK_QUEUE) == [timeout_job_id(doc["id"], 0)]
-    assert queued(matches, QUICK_QUEUE) == []
+    assert queued(matches, TIMEOUT_QUEUE) == [timeout_job_id(doc["id"], 0)]
+    assert queued(matches, QUICK_QUEUE) == [] and queued(matches, THINK_QUEUE) == []
     assert matches.meta(doc["id"]).version == 0  # announced, not played
 
 
@@ -67,7 +77,7 @@ def test_the_keeper_plays_a_quick_timeout_itself_once(matches, level):
     doc = clocked(matches, 30, level, ago=31)
     assert jobs.hand_over(matches, doc["id"]) == jobs.MOVED
     assert jobs.hand_over(matches, doc["id"]) == jobs.NOT_DUE
-    assert queued(matches, QUICK_QUEUE) == [] and queued(matches, THINK_QUEUE) == []
+    assert queued(matches, TIMEOUT_QUEUE) == []
     meta = matches.meta(doc["id"])
     assert meta.version == 1 and meta.clock["timeouts"][doc["to_move"]] == 1
     assert [e["level"] for e in timeout_events(matches, doc["id"])] == [level]
@@ -75,14 +85,14 @@ def test_the_keeper_plays_a_quick_timeout_itself_once(matches, level):
 
 def test_a_timeout_job_plays_the_decision_once(matches, work):
     doc = clocked(matches, 30, "easy", ago=31)
-    assert matches.bots.timeout_due(doc["id"], 0, "easy")  # as the API announces it
-    assert queued(matches, QUICK_QUEUE) == [timeout_job_id(doc["id"], 0)]
+    assert matches.bots.timeout_due(doc["id"], 0, "easy", app=None)  # as the API announces it
+    assert queued(matches, TIMEOUT_QUEUE) == [timeout_job_id(doc["id"], 0)]
     work()
     meta = matches.meta(doc["id"])
     assert meta.version == 1 and meta.clock["timeouts"][doc["to_move"]] == 1
     assert len(timeout_events(matches, doc["id"])) == 1
     assert meta.to_move != doc["to_move"] and meta.clock["deadline"] > now() + 20  # the next seat's clock
-    assert matches.bots.timeout_due(doc["id"], 0, "easy")  # announced again once it ran (a late claim)
+    assert matches.bots.timeout_due(doc["id"], 0, "easy", app=None)  # announced again once it ran
     work()
     assert matches.meta(doc["id"]).version == 1 and len(timeout_events(matches, doc["id"])) == 1
 
@@ -109,7 +119,7 @@ def test_with_no_worker_a_late_move_is_refused_and_the_timeout_is_played_once_a_
         )
     before = table.get(seat).json
     assert before["version"] == 0 and before["clock"]["timeouts"] == [0, 0]
-    assert queued(matches, QUICK_QUEUE) == [timeout_job_id(table.id, 0)]
+    assert queued(matches, TIMEOUT_QUEUE) == [timeout_job_id(table.id, 0)]
     work()
     after = table.get(seat).json
     assert after["version"] == 1 and after["clock"]["timeouts"][seat] == 1
@@ -130,7 +140,7 @@ def test_a_move_in_time_is_accepted_and_the_timeout_that_follows_finds_it(matche
     # A claim of the old deadline, late: the match moved on, so nothing is announced or played.
     assert jobs.hand_over(matches, doc["id"], at=doc["clock"]["deadline"] + 0.1) == jobs.NOT_DUE
     assert jobs.time_out(matches, doc["id"], at=doc["clock"]["deadline"] + 0.1) == jobs.NOT_DUE
-    assert queued(matches, QUICK_QUEUE) == [] and matches.meta(doc["id"]).version == 1
+    assert queued(matches, TIMEOUT_QUEUE) == [] and matches.meta(doc["id"]).version == 1
 
 
 def test_a_move_checked_just_before_its_deadline_loses_to_a_timeout_committed_first(matches):
@@ -177,7 +187,7 @@ def test_a_timeout_job_left_by_a_dead_worker_is_replaced_by_the_next_claim(match
     job.heartbeat(datetime.now(UTC) - timedelta(seconds=silent_for), 60)
     Queue(job.origin, connection=job.connection).remove(job)
     assert jobs.hand_over(matches, doc["id"], at=at) == jobs.HANDED_OVER
-    assert queued(matches, THINK_QUEUE) == [timeout_job_id(doc["id"], 0)] * replaced
+    assert queued(matches, TIMEOUT_QUEUE) == [timeout_job_id(doc["id"], 0)] * replaced
 
 
 def test_a_failed_timeout_job_does_not_block_the_next_announcement(matches):
@@ -186,5 +196,5 @@ def test_a_failed_timeout_job_does_not_block_the_next_announcement(matches):
     job = Job.fetch(timeout_job_id(doc["id"], 0), connection=matches.store.redis)
     Queue(job.origin, connection=job.connection).remove(job)
     job.set_status(JobStatus.FAILED)
-    assert matches.bots.timeout_due(doc["id"], 0, "hard") is True
-    assert queued(matches, THINK_QUEUE) == [timeout_job_id(doc["id"], 0)]
+    assert matches.bots.timeout_due(doc["id"], 0, "hard", app=None) is True
+    assert queued(matches, TIMEOUT_QUEUE) == [timeout_job_id(doc["id"], 0)]

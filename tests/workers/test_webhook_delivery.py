@@ -34,9 +34,10 @@ from werkzeug import Request, Response
 from devtools.private_redis import REDIS_SERVER
 from service.config import Config
 from service.matches import feed
+from service.matches.accounts import APP_REVOKED
 from service.matches.identity import APP, Caller
 from service.matches.operations import Matches
-from service.matches.webhooks import GONE_REASON, Webhooks, new_secret
+from service.matches.webhooks import GONE_REASON, SEND_CHECK_SECONDS, Webhooks, new_secret
 from service.store import MatchMeta, Store
 from service.webhooks_store import WebhookStore
 from tests.service.conftest import TEST_GAMES, make_config
@@ -382,6 +383,101 @@ def test_a_hanging_receiver_does_not_delay_another_endpoint(
         assert firsts[4] - firsts[0] >= 2.9, firsts
     finally:
         release.set()
+
+
+# -- issue 42: catch-up, revocation ---------------------------------------------------------------
+
+
+def test_when_the_receiver_answers_again_the_waiting_messages_follow_its_first_success(
+    hooks: Webhooks, receivers: Callable[..., Receiver], start_lane: Callable[..., Any]
+) -> None:
+    """Eight matches' notes meet a receiver answering 503 for 8 s (a day's retry window: pauses drawn
+    up to an hour); once it answers 204, every waiting note arrives within a second of its first
+    success (the catch-up), and the first success comes within a tenth of the outage and a bit (the
+    probe), not when the pauses drawn end."""
+    down_until = [time.time() + 8.0]
+
+    def outage(hit: Hit) -> tuple[int, dict[str, str]]:
+        return (503, {}) if hit.at < down_until[0] else (204, {})
+
+    receiver = receivers(outage)
+    hooks.create("app1", receiver.url(), None, "")
+    start_lane(webhook_retry_seconds=24 * 3600.0)
+    for n in range(8):
+        hooks.enqueue("app1:ann", f"m{n}", 1000, note(f"m{n}", 1))
+        hooks.enqueue("app1:ann", f"m{n}", 2000, note(f"m{n}", 2))
+    hits = receiver.wait_for(16, timeout=8.0 + 20)
+    back = down_until[0]
+    first = min(h.at for h in hits)
+    assert len(receiver.hits) > 16  # there were refusals, then the receiver answered again
+    assert first - back < 0.1 * 8 + 2.0, first - back  # the probe: within ~1 s of its return
+    assert max(h.at for h in hits) - first < 1.0, [round(h.at - first, 2) for h in hits]
+    for n in range(8):
+        versions = [h.payload["data"]["version"] for h in hits if h.payload["data"]["match_id"] == f"m{n}"]
+        assert versions == [1, 2]
+
+
+def test_nothing_is_sent_once_the_app_is_revoked_even_before_its_endpoints_are_disabled(
+    table: Table, receivers: Callable[..., Receiver], start_lane: Callable[..., Any]
+) -> None:
+    """The app's status alone is set to revoked (as if the revocation had not reached the endpoints,
+    or an endpoint was created while it ran), moves going on: the lane's check before each send
+    stops every delivery within its second of trust, and disables the endpoints itself."""
+    receiver = receivers()
+    ep = table.endpoint(receiver.url())
+    start_lane()
+    ids = [table.create() for _ in range(3)]
+    for m in ids:
+        table.play(m)
+    receiver.wait_for(6)
+    table.matches.accounts.store.update_app(table.app, status="revoked")
+    revoked_at = time.time()
+    made = 0
+    while time.time() - revoked_at < 4:  # new matches and moves: notes queued after the revocation
+        ids.append(table.create())
+        made += 1
+        for m in ids[-3:]:
+            table.play(m)
+        time.sleep(0.1)  # the pace of the moves after the revocation
+    assert made > 10
+    receiver.wait(lambda: table.hooks.endpoint(table.app, ep["id"])["status"] == "disabled")
+    assert table.hooks.endpoint(table.app, ep["id"])["disabled_reason"] == APP_REVOKED
+    late = [
+        round(h.at - revoked_at, 2) for h in receiver.hits if h.at > revoked_at + SEND_CHECK_SECONDS + 0.5
+    ]
+    assert late == [], late
+    pending = table.hooks.deliveries(table.app, ep["id"], status="pending", before=None, limit=100)[0]
+    assert pending == []
+
+
+def test_a_claimed_message_is_not_sent_if_its_app_was_revoked_or_its_endpoint_disabled_meanwhile(
+    redis_client: redis.Redis, settings: Config, receivers: Callable[..., Receiver]
+) -> None:
+    """The check at send time, in the lane's own ``deliver``: a message claimed just before the app's
+    revocation (or the endpoint's disabling) reaches no receiver."""
+    statuses: dict[str, str] = {}
+    hooks = Webhooks(WebhookStore(redis_client), settings, app_status=lambda app: statuses.get(app, "active"))
+    one = lane.Lane(settings, webhooks=hooks)
+    receiver = receivers()
+    ep = hooks.create("app1", receiver.url(), None, "")["id"]
+    hooks.enqueue("app1:ann", "m1", 1000, note("m1", 1))
+    hooks.enqueue("app1:ann", "m2", 1000, note("m2", 1))
+    claimed = [
+        d for member, score in hooks.due(time.time(), 10) for d in hooks.claim(member, score, time.time(), 10)
+    ]
+    assert len(claimed) == 2
+    hooks.update("app1", ep, enabled=False)
+    one.deliver(claimed[0])
+    assert receiver.hits == [] and one.counts["held"] == 1
+    assert hooks.delivery("app1", ep, claimed[0].id)["status"] == "pending"  # waits for the endpoint
+    hooks.update("app1", ep, enabled=True)
+    statuses["app1"] = "revoked"
+    one.deliver(claimed[1])
+    assert receiver.hits == [] and one.counts["held"] == 2
+    assert hooks.endpoint("app1", ep)["disabled_reason"] == APP_REVOKED
+    assert {d["status"] for d in hooks.deliveries("app1", ep, status=None, before=None, limit=10)[0]} == {
+        "failed"
+    }
 
 
 # -- the lane process ------------------------------------------------------------------------------

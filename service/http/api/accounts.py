@@ -7,6 +7,7 @@ from typing import Any
 from flask import Response
 
 from service.http.api import Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.schemas.accounts import (
     AppListSchema,
     AppSchema,
@@ -24,9 +25,15 @@ from service.http.schemas.accounts import (
     RevokedSchema,
     TokenListSchema,
 )
+from service.http.schemas.tournaments import (
+    TournamentListQuerySchema,
+    TournamentListSchema,
+    TournamentSummarySchema,
+)
 from service.http.spec import REQUIRED_SEAT, errors
 from service.matches.accounts import player_document, require_admin
 from service.matches.identity import READ
+from service.matches.seeks import app_caller
 
 admin = Blueprint(
     "admin", __name__, url_prefix="/v1/admin", description="The operator's: apps (TABLETOP_ADMIN_TOKEN)"
@@ -46,6 +53,7 @@ def _admin() -> None:
 
 
 @admin.route("/apps", methods=["POST"])
+@idempotent
 @admin.arguments(CreateAppSchema())
 @admin.response(201, AppWithKeySchema)
 @admin.doc(operationId="createApp", security=REQUIRED_SEAT, responses=errors(ADMIN_ONLY, 404, 422))
@@ -86,9 +94,54 @@ def rotate_app_key(app_id: str) -> dict[str, Any]:
 @admin.response(200, AppSchema)
 @admin.doc(operationId="revokeApp", security=REQUIRED_SEAT, responses=errors(ADMIN_ONLY, 404))
 def revoke_app(app_id: str) -> dict[str, Any]:
-    """Revoke the app for good: its key and every token of its players stop working (its matches stay)."""
+    """Revoke the app for good: its key and every token of its players stop working (its matches stay),
+    and within 2 s everything of it that lives on stops: every open stream and long-poll of its key
+    and its players' tokens ends (a stream's last line is `credential_revoked`, a long-poll answers
+    401 `credential_revoked`), its webhook endpoints are disabled (`disabled_reason`: `app_revoked`;
+    nothing more is sent), its running and scheduled tournaments are cancelled, its open seeks and
+    challenges are closed (`cancelled`).  Revoking it again repeats all of it (a 503 midway: retry)."""
     _admin()
     return services().accounts.revoke_app(app_id)
+
+
+# -- an app's tournaments (the operator's) -----------------------------------------------------------
+
+APP_OR_TOURNAMENT = (404, "`not_found`: no such app; `tournament_not_found`: no such tournament of the app.")
+TOURNAMENT_OVER = (409, "`tournament_over`: finished or cancelled already (`details.status`).")
+
+
+@admin.route("/apps/<app_id>/tournaments", methods=["GET"])
+@admin.arguments(TournamentListQuerySchema(), location="query")
+@admin.response(200, TournamentListSchema)
+@admin.doc(
+    operationId="listAppTournaments", security=REQUIRED_SEAT, responses=errors(ADMIN_ONLY, 404, 422)
+)
+def list_app_tournaments(query: dict[str, Any], app_id: str) -> dict[str, Any]:
+    """The app's tournaments, active app or revoked, newest first, as its own key lists them
+    (``GET /v1/tournaments``): filter by `status`, follow `next` (as `after`)."""
+    _admin()
+    svc = services()
+    svc.accounts.app(app_id)  # 404 for no such app
+    found, cursor = svc.matches.tournaments.list(
+        app_caller(app_id), query.get("status"), query.get("after"), query["limit"]
+    )
+    return {"tournaments": found, "next": cursor}
+
+
+@admin.route("/apps/<app_id>/tournaments/<tournament_id>/cancel", methods=["POST"])
+@admin.response(200, TournamentSummarySchema)
+@admin.doc(
+    operationId="cancelAppTournament",
+    security=REQUIRED_SEAT,
+    responses=errors(ADMIN_ONLY, APP_OR_TOURNAMENT, TOURNAMENT_OVER),
+)
+def cancel_app_tournament(app_id: str, tournament_id: str) -> dict[str, Any]:
+    """Stop one of the app's tournaments, as its own key would (``POST /v1/tournaments/{id}/cancel``):
+    `cancelled`, its unfinished matches aborted, no new one made.  Revoking the app cancels them all."""
+    _admin()
+    svc = services()
+    svc.accounts.app(app_id)
+    return svc.matches.tournaments.cancel(tournament_id, app_caller(app_id))
 
 
 # -- players ----------------------------------------------------------------------------------------
@@ -124,6 +177,7 @@ def get_player(player_id: str) -> dict[str, Any]:
 
 
 @players.route("/<player_id>/tokens", methods=["POST"])
+@idempotent
 @players.arguments(MintTokenSchema())
 @players.response(201, MintedTokenSchema)
 @players.doc(operationId="createPlayerToken", security=REQUIRED_SEAT, responses=errors(APP_ONLY, 404, 422))

@@ -7,6 +7,7 @@ from typing import Any
 from flask import url_for
 
 from service.http.api import Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.schemas.matchmaking import (
     ChallengeAsQuerySchema,
     ChallengeListQuerySchema,
@@ -35,6 +36,7 @@ NOT_CHALLENGER = (403, "`not_your_challenge`: only the challenger cancels; or a 
 
 
 @blp.route("", methods=["POST"])
+@idempotent
 @blp.arguments(CreateChallengeSchema())
 @blp.response(201, ChallengeSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(

@@ -19,8 +19,8 @@ from service.http.schemas.events import (
     LogSchema,
 )
 from service.http.spec import OPTIONAL_SEAT, errors
-from service.http.waiters import waiter_quotas
-from service.live import LiveEvent, Subscription, Topic, poll_events, stream_events
+from service.http.waiters import waiter_credential, waiter_quotas
+from service.live import PLAYER, LiveEvent, Subscription, Topic, poll_events, stream_events
 from service.matches import seating
 from service.matches.identity import ANONYMOUS, ANONYMOUS_CALLER
 from service.matches.operations import status_after
@@ -73,12 +73,16 @@ def sse_lines(batch: list[LiveEvent] | None) -> bytes:
 
 def subscriber(topic: Topic) -> Callable[[], Subscription]:
     """Subscribes the caller to the topic's live events (counted against the caller's waiter caps:
-    :func:`service.http.waiters.waiter_quotas`), watching its connection while it waits."""
+    :func:`service.http.waiters.waiter_quotas`), watching its connection while it waits; tagged with
+    the caller's credential, so revoking it ends the wait (:func:`service.http.waiters.waiter_credential`)."""
     live, environ, address = services().live, request.environ, request.remote_addr or "unknown"
-    quotas = waiter_quotas(current_caller(), address, services().config)
+    caller = current_caller()
+    player = topic.key if topic.kind == PLAYER else None
+    quotas = waiter_quotas(caller, address, services().config, player)
+    credential = waiter_credential(caller)
 
     def subscribe() -> Subscription:
-        sub = live.subscribe(topic, quotas)
+        sub = live.subscribe(topic, quotas, credential)
         admission.watch_client(environ, sub)
         return sub
 
@@ -111,7 +115,8 @@ def stream_body(
 def _stream(meta: MatchMeta, state: Any, seat: int | None, after: str, kind: str) -> Response:
     """A stream starts with a snapshot (the caller's match document), then events as they happen."""
     matches, match_id = services().matches, meta.id
-    snapshot = dumps_bytes({"type": "snapshot", "match": matches.document(meta, state, seat)})
+    document = matches.document(meta, state, seat, current_caller())  # seats name players to their app
+    snapshot = dumps_bytes({"type": "snapshot", "match": document})
     # Before the response starts (429 and 503 are still possible), while the request holds its place.
     sub = subscriber(Topic.match(match_id))()
     try:
@@ -143,6 +148,10 @@ def _documented(query: dict[str, Any], headers: dict[str, Any], match_id: str) -
     ``Accept: application/json`` (default) answers at once, or long-polls with ``wait``.
     ``application/x-ndjson`` and ``text/event-stream`` stream: a snapshot first, then events, with a
     heartbeat at least every 15 s; the stream ends after the ``match_over`` event.
+
+    A wait opened with a player token or an app key ends within seconds when that credential is
+    revoked or expires: a stream writes a last line of type ``credential_revoked`` (its ``reason``)
+    and ends, a long-poll answers 401 ``credential_revoked``.
     """
     return _events(query, headers, match_id)
 

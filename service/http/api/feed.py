@@ -25,13 +25,17 @@ from service.matches.identity import READ
 blp = Blueprint("feed", __name__, url_prefix="/v1/me", description="Your feed: one per player")
 
 _LINE = {
-    "anyOf": [{"$ref": "#/components/schemas/FeedEntry"}, {"$ref": "#/components/schemas/StreamHeartbeat"}]
+    "anyOf": [
+        {"$ref": "#/components/schemas/FeedEntry"},
+        {"$ref": "#/components/schemas/StreamHeartbeat"},
+        {"$ref": "#/components/schemas/StreamRevoked"},
+    ]
 }
 _NDJSON_DOC = {
     "schema": {
         "type": "string",
         "description": "One JSON document per line: a `FeedEntry`, or a `StreamHeartbeat` (the first line, "
-        "and while nothing happens).",
+        "and while nothing happens); a `StreamRevoked` last if the credential was revoked or expired.",
     },
     "x-item-schema": _LINE,
 }
@@ -60,7 +64,8 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
     Entries, oldest first: `your_turn`, `match_started`, `seat_joined`, `match_over` (with the
     result), `timeout`, `clock_warning` (your deadline is near), `invited`; each says where its match
     stands after it (`status`, `version`, `to_move`, `my_turn`, `deadline`), so you can act on it
-    without reading the match.
+    without reading the match: `invited` says whether you must still join (`join_required`) and
+    which finished match a rematch offer follows (`rematch_of`, where it is declined).
 
     Authenticate with a player token (scope `read`), or with your app key and `?player=<id>` naming
     one of your players; a player of another app is not found (404).  The feed keeps its latest
@@ -72,8 +77,13 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
     come (SSE `id:` is the entry id; resume with `after` or `Last-Event-ID`), a heartbeat at least
     every 15 s; a stream ends only after the server's `TABLETOP_STREAM_MAX_SECONDS` (an hour by
     default): reconnect with the last id.  Waiting clients count against your app's and your player's
-    waiter caps (`TABLETOP_MAX_WAITERS_PER_APP`, `TABLETOP_MAX_WAITERS_PER_PLAYER`); past one, 429
-    names it.
+    waiter caps (`TABLETOP_MAX_WAITERS_PER_APP`, `TABLETOP_MAX_WAITERS_PER_PLAYER`; an app key reading
+    a player's feed counts against both); past one, 429 names it.
+
+    Revoking the credential (the token, all the player's tokens, the app; a rotated app key) or its
+    expiry ends the wait within seconds: a stream writes a last line of type `credential_revoked`
+    (its `reason`: `token_revoked`, `token_expired`, `app_revoked`, `key_rotated`) and ends; a
+    long-poll answers 401 `credential_revoked` (`details.reason`).
     """
     svc = services()
     key = svc.accounts.me(current_caller(), READ, query.get("player"))

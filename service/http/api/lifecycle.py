@@ -47,10 +47,18 @@ def join_match(body: dict[str, Any], match_id: str) -> dict[str, Any]:
 @blp.doc(
     operationId="cancelMatch",
     security=[{SECURITY_SCHEME: []}],
-    responses=errors((401, "The creator token is required."), 404, NOT_WAITING),
+    responses=errors(
+        (401, "The creator token (or the creating app key or player token) is required."),
+        (403, "`not_creator`: this app key or player token did not create the match."),
+        404,
+        NOT_WAITING,
+    ),
 )
 def cancel_match(match_id: str) -> dict[str, Any]:
-    """Call off a match that waits for players (bearer: the creator token); it ends `aborted`."""
+    """Call off a match that waits for players; it ends `aborted`.  Bearer: an anonymous creation's
+    `creator_token`, or the credential that created the match: the app's key (any match of the app)
+    or the creating player's token (scope `play`), which is why those creations get no creator
+    token."""
     return services().matches.cancel(match_id, current_caller())
 
 
@@ -119,8 +127,10 @@ def request_rematch(match_id: str) -> dict[str, Any]:
     control; a new seed; every seat moved one place so another player starts); each human seat's
     player gets their seat and its new token by calling this (a seat a bot played after timeouts
     too: its player never left).  The rematch starts when all have; the finished match's `rematch`
-    names it.  An offer not taken by every player within `TABLETOP_WAITING_SECONDS` expires; asking
-    again afterwards offers it anew."""
+    names it and the rematch's `rematch_of` the finished match (a player's feed gets the offer as
+    `invited` with `rematch_of` and `join_required`: joining the rematch takes the seat too).  An
+    offer not taken by every player within `TABLETOP_WAITING_SECONDS` expires; asking again
+    afterwards offers it anew."""
     return services().matches.rematch(match_id, current_caller())
 
 
@@ -137,7 +147,8 @@ def request_rematch(match_id: str) -> dict[str, Any]:
     ),
 )
 def decline_rematch(match_id: str) -> dict[str, Any]:
-    """Say no to the rematch of a finished match (bearer: your seat token of the finished match): a
+    """Say no to the rematch of a finished match (bearer: your seat or player token of the finished
+    match, the `rematch_of` of the offer's `invited` entry): a
     player who had not taken their seat declines the offer, one who had (the offerer) withdraws it.
     The rematch ends `aborted` (reason `declined` or `withdrawn`) and is the answer; the finished
     match's events tell it (`rematch_declined`).  Only an offer not yet started can be declined."""

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Response, request, url_for
 
 from service.http.api import ETAG_HEADER, Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.errors import etag
 from service.http.schemas.actions import LegalActionsSchema
 from service.http.schemas.matches import (
@@ -53,13 +54,16 @@ def not_modified(version: int) -> Response | None:
 
 
 @blp.route("", methods=["POST"])
+@idempotent
 @blp.arguments(CreateMatchSchema())
 @blp.response(201, CreatedMatchSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(operationId="createMatch", responses={201: {"links": CREATED_LINKS}, **errors(413, 422)})
 def create_match(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a match.  The response carries each human seat's token: the only time it is shown.
 
-    Bad game ids, player counts (the number of seats) and options are 422 naming the field.
+    Bad game ids, player counts (the number of seats) and options are 422 naming the field.  Only an
+    anonymous creation gets a `creator_token` (to cancel with): an app key or a player token cancels
+    with itself.
     """
     doc = services().matches.create(body, caller=current_caller())
     return (
@@ -76,12 +80,15 @@ def create_match(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
 def list_matches(query: dict[str, Any]) -> dict[str, Any]:
     """Matches newest first, filtered by game and status; follow ``next_cursor`` for the next page.
 
-    A page may hold fewer than ``limit`` matches when some have just expired.
+    A page may hold fewer than ``limit`` matches when some have just expired.  Seats a player holds
+    name it (`player`) to that app's key and its players' tokens only.
     """
     svc = services()
     limit = query.get("limit", svc.config.page_size)
     before = int(query["cursor"]) if "cursor" in query else None
-    found, cursor = svc.matches.list_matches(query.get("game"), query.get("status"), before, limit)
+    found, cursor = svc.matches.list_matches(
+        query.get("game"), query.get("status"), before, limit, current_caller()
+    )
     return {"matches": found, "next_cursor": None if cursor is None else str(cursor)}
 
 
@@ -91,14 +98,18 @@ def list_matches(query: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(304, description="Not modified: the version in If-None-Match is current")
 @blp.doc(operationId="getMatch", security=OPTIONAL_SEAT, responses=errors(401, 404))
 def get_match(_headers: dict[str, Any], match_id: str) -> Any:
-    """The match as the caller's seat sees it (bearer seat token), or as a spectator (no token)."""
-    matches = services().matches
+    """The match as the caller's seat sees it (bearer seat token), or as a spectator (no token).
+
+    Seats a player holds name it (`player`, the app's own id) to that app's key and its players'
+    tokens only."""
+    matches, who = services().matches, current_caller()
     meta, state = matches.meta_and_state(match_id)
-    seat = matches.caller(meta, current_caller(), required=False)
+    seat = matches.caller(meta, who, required=False)
     cached = not_modified(meta.version)
     if cached is not None:
         return cached
-    return matches.document(meta, state, seat), 200, {"ETag": etag(meta.version), "Vary": "Authorization"}
+    document = matches.document(meta, state, seat, who)
+    return document, 200, {"ETag": etag(meta.version), "Vary": "Authorization"}
 
 
 LEGAL_REFUSED = (

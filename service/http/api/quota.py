@@ -44,9 +44,14 @@ def get_my_app() -> dict[str, Any]:
             "rates": quotas.rates(own),
             "max_waiters_per_app": config.max_waiters_per_app,
             "max_waiters_per_player": config.max_waiters_per_player,
+            "tournaments": services().matches.tournaments.limits(),
             "overrides": own,
         },
-        "usage": {"rates": quotas.usage(app_id, own), "players": _players(app_id)},
+        "usage": {
+            "rates": quotas.usage(app_id, own),
+            "players": _players(app_id),
+            "tournaments": services().matches.tournaments.usage(app_id),
+        },
     }
 
 

@@ -45,7 +45,8 @@ def get_leaderboard(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_player_ratings(player_id: str) -> dict[str, Any]:
     """A player's ratings in each game it was rated in (mu, sigma, ordinal, matches, rank on its
     pool's board) with its recent rated matches: when, its place, its ordinal before and after.
-    `builtin:<level>` names a built-in bot level."""
+    `builtin:<level>` names a built-in bot level, `builtin:<level>@<think_ms>` one at another think
+    budget."""
     svc = services()
     app = reader_app(current_caller())
     return svc.matches.ratings.player_ratings(

@@ -7,6 +7,7 @@ from typing import Any
 from flask import url_for
 
 from service.http.api import Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.schemas.matchmaking import CreateSeekSchema, SeekListQuerySchema, SeekListSchema, SeekSchema
 from service.http.spec import REQUIRED_SEAT, errors
 
@@ -29,6 +30,7 @@ NOT_YOURS = (403, "`not_your_seek`: another player's seek; or a token without th
 
 
 @blp.route("", methods=["POST"])
+@idempotent
 @blp.arguments(CreateSeekSchema())
 @blp.response(201, SeekSchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Response, url_for
 
 from service.http.api import Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.schemas.tournaments import (
     CSV_COLUMNS,
     CreateTournamentSchema,
@@ -21,6 +22,7 @@ from service.http.schemas.tournaments import (
     TournamentResultsQuerySchema,
     TournamentResultsSchema,
     TournamentSchema,
+    TournamentSummarySchema,
 )
 from service.http.spec import REQUIRED_SEAT, errors
 
@@ -49,6 +51,13 @@ NOT_CREATOR = (
     "`insufficient_scope`: a token without `play`.",
 )
 OVER = (409, "`tournament_over`: finished or cancelled already (`details.status`).")
+CAPS = (
+    409,
+    "A cap of the app (issue 42; `details`: `limit`, `in_use`, `setting`): `too_many_tournaments` (it has "
+    "`TABLETOP_TOURNAMENT_MAX_RUNNING` tournaments scheduled or running) or `too_many_scheduled_matches` "
+    "(their matches not over, with this one's, would pass `TABLETOP_TOURNAMENT_MAX_SCHEDULED_MATCHES`). "
+    "Both are shown in `GET /v1/apps/me`.",
+)
 
 CSV_TYPE = "text/csv"
 _CSV_DOC = {
@@ -65,22 +74,25 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @blp.route("", methods=["POST"])
+@idempotent
 @blp.arguments(CreateTournamentSchema())
-@blp.response(201, TournamentSchema, headers={"Location": {"schema": {"type": "string"}}})
+@blp.response(201, TournamentSummarySchema, headers={"Location": {"schema": {"type": "string"}}})
 @blp.doc(
     operationId="createTournament",
     security=REQUIRED_SEAT,
-    responses=errors(CREDENTIALS, SCOPE, 413, INVALID),
+    responses=errors(CREDENTIALS, SCOPE, CAPS, 413, INVALID),
 )
 def create_tournament(body: dict[str, Any]) -> Any:
     """Run a tournament in the caller's app (the app key, or a player token with `play`, which enters
     only its own player besides bots): the game and its seats per match (`players`), options,
     the entrants (the app's players, built-in bot levels, or both), the format (`round_robin` or
     `swiss` with its `rounds`), matches per pairing, time control, rated or not, when to start and how
-    many matches at most in flight.  The server creates its matches round by round, bots play on the
-    workers, player entrants hear of each match on their feed and the app's webhooks
-    (`tournament_match`, then `tournament_over`).  Points by finishing place (1 per opponent below,
-    1/2 per opponent tied); tie-breaks: wins, Buchholz, entry order."""
+    many matches at most in flight.  The answer is the tournament without its matches (`Location`
+    reads them): creating one costs the same whatever its size, and the workers' scheduler makes its
+    matches as they start, from `starts_at` on.  Bots play on the workers, player entrants hear of each
+    match on their feed and the app's webhooks (`tournament_match`, then `tournament_over`).  Points by
+    finishing place (1 per opponent below, 1/2 per opponent tied); tie-breaks: wins, Buchholz, entry
+    order.  Counted against the creation rate limit and the app's tournament caps."""
     doc = services().matches.tournaments.create(body, current_caller())
     return doc, 201, {"Location": url_for("tournaments.get_tournament", tournament_id=doc["id"])}
 
@@ -134,15 +146,17 @@ def get_tournament_results(query: dict[str, Any], tournament_id: str) -> Any:
 
 
 @blp.route("/<tournament_id>/cancel", methods=["POST"])
-@blp.response(200, TournamentSchema)
+@blp.response(200, TournamentSummarySchema)
 @blp.doc(
     operationId="cancelTournament",
     security=REQUIRED_SEAT,
     responses=errors(CREDENTIALS, NOT_CREATOR, NOT_FOUND, OVER),
 )
 def cancel_tournament(tournament_id: str) -> dict[str, Any]:
-    """Stop a tournament (the app key, or the player who created it): `cancelled`; its unfinished
-    matches are aborted and no new one is made; standings stay as they were."""
+    """Stop a tournament (the app key, or the player who created it): `cancelled`; no new match is made,
+    standings stay as they were, and its matches under way are aborted by the workers moments later
+    (the answer does not wait for them, and is the tournament without its matches: it costs the same
+    whatever the tournament's size)."""
     return services().matches.tournaments.cancel(tournament_id, current_caller())
 
 

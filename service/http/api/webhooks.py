@@ -14,6 +14,7 @@ from typing import Any
 from flask import Response
 
 from service.http.api import Blueprint, current_caller, services
+from service.http.api.idempotency import idempotent
 from service.http.schemas.webhooks import (
     CreateWebhookSchema,
     DeliveriesQuerySchema,
@@ -48,6 +49,7 @@ def _webhooks() -> tuple[Webhooks, str]:
 
 
 @blp.route("", methods=["POST"])
+@idempotent
 @blp.arguments(CreateWebhookSchema())
 @blp.response(201, WebhookWithSecretSchema)
 @blp.doc(

@@ -146,6 +146,19 @@ class MyMatchSchema(MatchSummarySchema):
         required=True, allow_none=True, metadata={"description": "When the pending decision times out."}
     )
     result = fields.Dict(required=True, allow_none=True, metadata={"description": "Once over."})
+    rematch = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The rematch offered after this match (its id), once a player asked."},
+    )
+    rematch_of = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When this match is a rematch: the finished match it follows, where the "
+            "offer is taken (`POST .../rematch`) or declined (`POST .../rematch/decline`)."
+        },
+    )
 
 
 class MyMatchesSchema(Schema):

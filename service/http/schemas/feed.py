@@ -13,6 +13,7 @@ from service.matches.feed import (
     CHALLENGE_EXPIRED,
     CHALLENGE_RECEIVED,
     ENTRY_TYPES,
+    INVITED,
     MATCH_OVER,
     SEAT_JOINED,
     SEEK_EXPIRED,
@@ -67,7 +68,9 @@ class FeedEntrySchema(Schema):
             "description": "`your_turn`: a decision of yours is pending; `match_started`: the last seat "
             "was taken; `seat_joined`: someone took a seat (`joined_seat`, `name`); `match_over`: with "
             "the `result`; `timeout`: a seat ran out of time (`timed_out_seat`); `clock_warning`: your "
-            "deadline is near; `invited`: a match was created with a seat for you. Matchmaking's "
+            "deadline is near; `invited`: a match was created with a seat for you (`join_required`: "
+            "whether you must still join it; `rematch_of`: the finished match a rematch offer follows). "
+            "Matchmaking's "
             "(no `version`, `status`, `to_move`, `my_turn` or `deadline`: they are about a seek or a "
             f"challenge): `{SEEK_MATCHED}`: your seek (`seek_id`) was paired into `match_id` (your "
             f"`seat`); `{SEEK_EXPIRED}`: it expired unpaired; `{CHALLENGE_RECEIVED}`: `challenger` "
@@ -123,7 +126,30 @@ class FeedEntrySchema(Schema):
         allow_none=True,
         metadata={"description": f"`{MATCH_OVER}` only: the match's result (see `GameResult`)."},
     )
+    join_required = fields.Boolean(
+        metadata={
+            "description": f"`{INVITED}` only: true when the seat is kept for you and you take it by "
+            "joining (`POST /v1/matches/{match_id}/join` with your player token; for a rematch "
+            "offer, `POST /v1/matches/{rematch_of}/rematch` also does); false when the match seated "
+            "you already."
+        }
+    )
+    rematch_of = fields.String(
+        allow_none=True,
+        metadata={
+            "description": f"`{INVITED}` only: for a rematch offer, the finished match it follows "
+            "(decline the offer there: `POST /v1/matches/{rematch_of}/rematch/decline`); null "
+            "otherwise."
+        },
+    )
     joined_seat = fields.Integer(metadata={"description": f"`{SEAT_JOINED}` only: the seat taken."})
+    joined_player = fields.String(
+        allow_none=True,
+        metadata={
+            "description": f"`{SEAT_JOINED}` only: your app's id of the player who took it; null when "
+            "it was taken with a seat token (an anonymous joiner)."
+        },
+    )
     name = fields.String(
         allow_none=True, metadata={"description": f"`{SEAT_JOINED}` only: the name of who took it."}
     )

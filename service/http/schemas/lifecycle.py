@@ -9,14 +9,15 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from engine.ai import LEVELS
 from service.http.schemas.fields import JsonInteger
-from service.matches.clocks import DEFAULT_MAX_TIMEOUTS, DEFAULT_ON_TIMEOUT, MAX_SECONDS
+from service.matches.clocks import DEFAULT_MAX_TIMEOUTS, DEFAULT_ON_TIMEOUT, MAX_SECONDS, WARNING_SHARE
 from service.matches.seating import DEFAULT_ON_LEAVE, PRIVATE, PUBLIC
 
 _SECONDS = validate.Range(min=1, max=MAX_SECONDS)
 VISIBILITIES = (PUBLIC, PRIVATE)
 VISIBILITY = (
     "`public`: listed, readable by anyone, and any open seat may be joined; `private`: not listed, "
-    "readable only by its players (seat tokens, player tokens), the key of the app that created it and "
+    "readable only by its players (seat tokens, player tokens; a player a seat is kept for too), the key "
+    "of the app that created it and "
     "the holders of its passes (the creator token, its invite codes; they read as spectators): anyone "
     "else gets 404; each open seat joined with its own invite code (returned to the creator) "
     "or by the player it is kept for. Default: `private` for a match created with an app key or a "
@@ -64,6 +65,16 @@ class TimeControlSchema(Schema):
         validate=validate.Range(min=1, max=1000),
         metadata={"description": "After this many timeouts of one seat, its bot keeps the seat."},
     )
+    warning_seconds = JsonInteger(
+        validate=validate.Range(min=0, max=MAX_SECONDS),
+        metadata={
+            "description": "The player deciding gets a `clock_warning` feed entry this many seconds "
+            "before the deadline (0: never; none either when the decision is no longer than this). "
+            f"Default: {round(WARNING_SHARE * 100)}% of the decision's time (`per_move_seconds`, else "
+            "`budget_seconds`), at most the server's `TABLETOP_CLOCK_WARNING_SECONDS` (an hour by "
+            "default): 6 s of a 30-s move, an hour of a day's."
+        },
+    )
 
     @validates_schema
     def _a_limit(self, data: dict[str, Any], **_: Any) -> None:
@@ -77,6 +88,13 @@ class ClockSchema(Schema):
     increment_seconds = fields.Integer(required=True)
     on_timeout = fields.String(required=True, validate=validate.OneOf(LEVELS))
     max_timeouts = fields.Integer(required=True)
+    warning_seconds = fields.Float(
+        required=True,
+        metadata={
+            "description": "How long before a deadline the player deciding is warned (`clock_warning`): "
+            "the time control's own, or its default; 0: never."
+        },
+    )
     remaining_seconds = fields.List(
         fields.Float(allow_none=True),
         required=True,

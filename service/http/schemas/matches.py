@@ -162,7 +162,24 @@ class SeatSchema(Schema):
     away = fields.Boolean(
         metadata={
             "description": "Present (true) on a player's seat a bot plays after too many timeouts, until "
-            "the player acts again (legal actions or a move); `kind` is `bot` meanwhile."
+            "the player acts again (`POST .../return`, a move or a hint request; reading the match or "
+            "its legal actions is not acting); `kind` is `bot` meanwhile."
+        }
+    )
+    player = fields.String(
+        metadata={
+            "description": "The app's own id of the player who holds the seat (or for whom it is kept, "
+            "or who held it and resigned). Shown only to that app: its key and its players' tokens; "
+            "never to anonymous callers, seat tokens or other apps."
+        }
+    )
+    decisions = fields.Integer(
+        metadata={"description": "The seat's decisions so far, whoever made them (see `stand_in`)."}
+    )
+    stand_in = fields.Integer(
+        metadata={
+            "description": "How many of the seat's decisions a stand-in made: the clock's `on_timeout` bot "
+            "for a decision out of time, the bot of an away or resigned seat."
         }
     )
 
@@ -187,7 +204,10 @@ class MatchSummarySchema(Schema):
     result = fields.Dict(
         required=True,
         allow_none=True,
-        metadata={"description": "Scores, ranking, winners and tie-break once finished; null before."},
+        metadata={
+            "description": "Scores, ranking, winners and tie-break once finished, with the seats' "
+            "`decisions` and `stand_in` counts (one number a seat, see the seats); null before."
+        },
     )
     created_at = fields.Float(required=True)
     updated_at = fields.Float(required=True)
@@ -199,7 +219,11 @@ class MatchSchema(MatchSummarySchema):
     )
     options = fields.Dict(required=True)
     result = fields.Dict(
-        required=True, allow_none=True, metadata={"description": "Scores, ranking and tie-break once over."}
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Scores, ranking and tie-break once over; `decisions` and `stand_in` per seat."
+        },
     )
     view = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
     clock = fields.Nested(
@@ -208,6 +232,14 @@ class MatchSchema(MatchSummarySchema):
     resigned = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that resigned."})
     rematch = fields.String(
         required=True, allow_none=True, metadata={"description": "The id of the rematch, once asked for."}
+    )
+    rematch_of = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "A rematch's finished match (where its offer is declined: "
+            "`POST /v1/matches/{rematch_of}/rematch/decline`); null for any other match."
+        },
     )
 
 
@@ -236,7 +268,13 @@ class SeatTokenSchema(Schema):
 class CreatedMatchSchema(MatchSchema):
     tokens = fields.List(fields.Nested(SeatTokenSchema), required=True)
     creator_token = fields.String(
-        required=True, metadata={"description": "Cancels the match while it waits; shown only here."}
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Cancels the match while it waits (bearer of `POST .../cancel`); shown only "
+            "here. Null when an app key or a player token created the match: that credential cancels "
+            "it (the app's key, or that player's tokens), so there is no token to keep."
+        },
     )
     invites = fields.List(
         fields.Nested(InviteSchema),

@@ -78,11 +78,16 @@ class BotsRequestSchema(Schema):
         },
     )
     level = fields.String(
-        load_default=DEFAULT_BOT_LEVEL,
         validate=validate.OneOf(LEVELS),
         metadata={
-            "description": f"The level of built-in bots, used when no bot player has room (default "
-            f"`{DEFAULT_BOT_LEVEL}`)."
+            "description": f"The level of built-in bots that fill the seats (default `{DEFAULT_BOT_LEVEL}`). "
+            "A level asked for is the level played: bot players come only with `players` true."
+        },
+    )
+    players = JsonBoolean(
+        metadata={
+            "description": "Whether the app's bot players (their seeks, or those with room) may take the "
+            "seats before built-in bots do. Default: true, unless `level` is given."
         },
     )
 
@@ -105,7 +110,10 @@ class CreateSeekSchema(Schema):
     )
     bots = fields.Nested(
         BotsRequestSchema,
-        metadata={"description": "Whether bots may fill seats, and after how long (a person's seek)."},
+        metadata={
+            "description": "Whether bots may fill seats, after how long, of which level, and whether the "
+            "app's bot players may (a person's seek or a bot player's)."
+        },
     )
     expires_in = JsonInteger(
         validate=validate.Range(min=1, max=MAX_SEEK_SECONDS),
@@ -120,6 +128,9 @@ class TimeControlDocSchema(Schema):
     increment_seconds = fields.Integer(required=True)
     on_timeout = fields.String(required=True, validate=validate.OneOf(LEVELS))
     max_timeouts = fields.Integer(required=True)
+    warning_seconds = fields.Integer(
+        metadata={"description": "Present when chosen: the clock warning's lead (else the default's)."}
+    )
 
 
 class RatingRangeDocSchema(Schema):
@@ -131,6 +142,9 @@ class BotsSchema(Schema):
     allow = fields.Boolean(required=True)
     after_seconds = fields.Integer(required=True)
     level = fields.String(required=True, validate=validate.OneOf(LEVELS))
+    players = fields.Boolean(
+        required=True, metadata={"description": "Whether bot players may take seats (else built-in bots)."}
+    )
 
 
 class SeekPlayerSchema(Schema):
@@ -160,7 +174,10 @@ class SeekSchema(Schema):
     time_control = fields.Nested(TimeControlDocSchema, required=True, allow_none=True)
     rating_range = fields.Nested(RatingRangeDocSchema, required=True)
     bots = fields.Nested(
-        BotsSchema, required=True, allow_none=True, metadata={"description": "Null for a bot player's seek."}
+        BotsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The bot settings, defaults filled in (a bot player's seek has them too)."},
     )
     player = fields.Nested(SeekPlayerSchema, required=True)
     created_at = fields.Float(required=True)

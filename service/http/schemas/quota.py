@@ -20,7 +20,44 @@ def _rate(description: str) -> fields.String:
 class QuotaRatesSchema(Schema):
     app = _rate("Requests of the app's key and all its players' tokens together, per app")
     player = _rate("Requests of one player's tokens, per player (also counted in `app`)")
-    create = _rate("Match creations, per creator: the app key's creations together, and each player's apart")
+    create = _rate(
+        "Match and tournament creations, per creator: the app key's creations together, and each "
+        "player's apart"
+    )
+
+
+class TournamentLimitsSchema(Schema):
+    """The app's tournament caps (issue 42): past one, creating a tournament is 409 naming it."""
+
+    max_tournaments = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Tournaments scheduled or running at once (`TABLETOP_TOURNAMENT_MAX_RUNNING`; "
+            "0: no cap); past it 409 `too_many_tournaments`."
+        },
+    )
+    max_scheduled_matches = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Matches not over (made, or still to make) of those tournaments together "
+            "(`TABLETOP_TOURNAMENT_MAX_SCHEDULED_MATCHES`; 0: no cap); past it 409 "
+            "`too_many_scheduled_matches`."
+        },
+    )
+    max_matches_per_tournament = fields.Integer(
+        required=True,
+        metadata={"description": "Matches of one tournament (`TABLETOP_TOURNAMENT_MAX_MATCHES`); more: 422."},
+    )
+
+
+class TournamentUsageSchema(Schema):
+    tournaments = fields.Integer(
+        required=True, metadata={"description": "The app's tournaments scheduled or running now."}
+    )
+    matches = fields.Integer(
+        required=True,
+        metadata={"description": "Their matches not over: made and under way, or still to make."},
+    )
 
 
 class QuotaLimitsSchema(Schema):
@@ -35,6 +72,7 @@ class QuotaLimitsSchema(Schema):
     max_waiters_per_player = fields.Integer(
         required=True, metadata={"description": "Waiting clients per player, per server process."}
     )
+    tournaments = fields.Nested(TournamentLimitsSchema, required=True)
     overrides = fields.Dict(
         keys=fields.String(),
         required=True,
@@ -68,6 +106,7 @@ class QuotaUsageSchema(Schema):
         metadata={"description": "The app's own counters, one per limit in effect."},
     )
     players = fields.Integer(required=True, metadata={"description": "How many players the app has."})
+    tournaments = fields.Nested(TournamentUsageSchema, required=True)
 
 
 class MyAppSchema(Schema):

@@ -9,7 +9,8 @@ from service.ratings_store import PEOPLE, POOLS
 
 POOL = (
     "`people`: the app's players; `bots`: the players the app flagged `bot` and the built-in levels "
-    "(`builtin:random`, `builtin:easy`, `builtin:normal`, `builtin:hard`), on every app's board."
+    "(`builtin:random`, `builtin:easy`, `builtin:normal`, `builtin:hard`), on every app's board; a searching "
+    "level rated at another think budget is its own player, `builtin:<level>@<think_ms>`."
 )
 ORDINAL = "The conservative rating the boards order by: `mu - 3 * sigma`."
 
@@ -28,7 +29,11 @@ class LeaderboardRowSchema(Schema):
         required=True, metadata={"description": "1 for the best ordinal; equal ordinals share a rank."}
     )
     player = fields.String(
-        required=True, metadata={"description": "The app's id for the player, or `builtin:<level>`."}
+        required=True,
+        metadata={
+            "description": "The app's id for the player, `builtin:<level>`, or `builtin:<level>@<think_ms>` "
+            "(a searching level at another think budget)."
+        },
     )
     name = fields.String(
         required=True, metadata={"description": "The name it played its last rated match as."}

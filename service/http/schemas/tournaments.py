@@ -20,14 +20,32 @@ from service.http.schemas.lifecycle import TimeControlSchema
 from service.http.schemas.matches import NAME_PATTERN, seat_name
 from service.http.schemas.matchmaking import TimeControlDocSchema
 from service.matches.accounts import PLAYER_ID
-from service.matches.tournaments import FORMATS, MATCH_STATUSES, MAX_ENTRANTS, MAX_NAME, ROUND_ROBIN
+from service.matches.tournaments import (
+    FORMATS,
+    MATCH_STATUSES,
+    MAX_ENTRANTS,
+    MAX_NAME,
+    ROUND_ROBIN,
+)
 from service.matches.tournaments import STATUSES as TOURNAMENT_STATUSES
 from service.tournaments_store import ABORTED, FINISHED
 
 #: The export's formats (`GET /v1/tournaments/{id}/results?format=`).
 RESULT_FORMATS = ("json", "csv")
 #: The CSV export's columns, one row per seat of every finished or aborted match.
-CSV_COLUMNS = ("round", "match_id", "status", "seat", "entrant", "name", "place", "points", "score")
+CSV_COLUMNS = (
+    "round",
+    "match_id",
+    "status",
+    "seat",
+    "entrant",
+    "name",
+    "place",
+    "points",
+    "score",
+    "stand_in",  # issue 42: appended, so the columns before keep their places
+    "decisions",
+)
 #: Bounds that only keep numbers sane: the match count bound (TABLETOP_TOURNAMENT_MAX_MATCHES) is the
 #: domain's, and it is what really limits `rounds` and `matches_per_pairing`.
 MAX_ROUNDS = 1000
@@ -196,6 +214,20 @@ class TournamentStandingSchema(Schema):
         required=True,
         metadata={"description": "Matches played from each seat position (index 0 = the first seat)."},
     )
+    stand_in = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Decisions a stand-in made for this entrant in its finished matches: the bot "
+            "that plays a seat out of time, away, or resigned (the results' `stand_in`)."
+        },
+    )
+    stand_in_matches = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Finished matches a stand-in played mostly for this entrant (more than half of "
+            "its seat's decisions): its points there are the stand-in's play."
+        },
+    )
 
 
 class TournamentMatchSchema(Schema):
@@ -225,6 +257,21 @@ class TournamentMatchSchema(Schema):
             "description": "Each seat's tournament points; null until finished (an aborted match: none)."
         },
     )
+    stand_in = fields.List(
+        fields.Integer(),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Per seat, the decisions a stand-in made (a timeout's bot, an away or resigned "
+            "seat's bot), as the match's result counts them; null until finished."
+        },
+    )
+    decisions = fields.List(
+        fields.Integer(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "Per seat, every decision of the seat (its own and a stand-in's)."},
+    )
 
 
 class TournamentSummarySchema(Schema):
@@ -247,6 +294,14 @@ class TournamentSummarySchema(Schema):
         metadata={
             "description": "`scheduled` until `starts_at`; `running`; `finished` once every match is over; "
             "`cancelled`."
+        },
+    )
+    cancel_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Why it was cancelled: `cancelled` (the app key or its creator), `operator` "
+            "(the admin API), `app_revoked` (its app was revoked); null unless cancelled."
         },
     )
     created_at = fields.Float(required=True)
@@ -315,6 +370,16 @@ class TournamentResultRowSchema(Schema):
     points = fields.Float(required=True, allow_none=True, metadata={"description": "Null when aborted."})
     score = fields.Float(
         required=True, allow_none=True, metadata={"description": "The game's score of the seat, if any."}
+    )
+    stand_in = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Decisions a stand-in made for the seat. Null when aborted."},
+    )
+    decisions = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Every decision of the seat. Null when aborted."},
     )
 
 
