@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for every Tabletop process; the command picks the role (see README, "Operating"):
+# One image for every Tabletop process; the command picks the role (see docs/operating.md, "Deployment"):
 #   docker run -e TABLETOP_REDIS_URL=redis://redis:6379/0 -p 8000:8000 tabletop   the API (default)
 #   docker run -e TABLETOP_REDIS_URL=... tabletop worker                           RQ worker: bot turns, their
 #                                                          retries, and the periodic sweep for stalled turns

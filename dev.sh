@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine: creates .venv, installs the project, then runs what you asked.
 #   ./dev.sh serve   run the service (development mode: private Redis, in-process worker)
-#   ./dev.sh test    lint and run the whole test suite
+#   ./dev.sh test    lint, build the docs site and run the whole test suite
 #   ./dev.sh bench   engine benchmarks for every game
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -26,7 +26,7 @@ case "$cmd" in
     if [ ! -x /usr/bin/chromium ]; then  # the browser tests drive Debian's chromium (playwright downloads none)
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
     fi
-    # jq and curl: the README's examples (tests/clients); openssl: the webhook client's TLS test certificate
+    # jq and curl: the docs' examples (tests/clients); openssl: the webhook client's TLS test certificate
     if ! command -v jq >/dev/null || ! command -v curl >/dev/null || ! command -v openssl >/dev/null; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         jq curl openssl
@@ -37,7 +37,9 @@ case "$cmd" in
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports" --no-cache  # the layers import one way only (pyproject.toml)
     "$VENV/bin/mypy"  # engine, service and workers, strict ([tool.mypy] in pyproject.toml)
-    exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" "$@" ;;
+    NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet  # the docs site: broken links fail it
+    # worksteal: an idle test worker takes queued tests from a busy one (test durations vary 1000-fold)
+    exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist worksteal "$@" ;;
   bench)
     for g in $("$VENV/bin/python" -c 'from engine.registry import GAMES; print(*GAMES)'); do
       "$VENV/bin/python" -m bench.engine --game "$g" --players 4 --games 200

@@ -5,11 +5,11 @@
 
 For each level and game: starts ``--workers`` quick-lane worker processes (``tabletop worker --lanes
 quick``) on a private Redis, creates ``--matches`` matches whose every seat is a bot of that level
-(through :meth:`service.matches.Matches.create`, as the API does: the first turn is enqueued), and times
-until every match is over.  Every decision is its own compare-and-set commit, with its events and log
-entry, as in production.  Prints decisions/s per worker process, and beside it the engine's own rate of
-random play in this process (legal actions, apply), measured in the same run: the share of the engine's
-speed that reaches a client through Redis and RQ.
+(through :meth:`service.domain.matches.operations.Matches.create`, as the API does: the first turn is
+enqueued), and times until every match is over.  Every decision is its own compare-and-set commit, with its
+events and log entry, as in production.  Prints decisions/s per worker process, and beside it the engine's own
+rate of random play in this process (legal actions, apply), measured in the same run: the share of the
+engine's speed that reaches a client through Redis and RQ.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from bench.api import ROOT
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from service.config import Config
-from service.matches.bots import BotQueue
-from service.matches.operations import Matches
-from service.store import Store, connect
+from service.domain.matches.bots import BotQueue
+from service.storage.client import connect
+from service.storage.matches import Store
+from service.wiring import build
 
 
 def engine_rate(game_id: str, players: int, seconds: float = 2.0) -> float:
@@ -82,7 +83,7 @@ def run_level(redis_url: str, game_id: str, level: str, players: int, matches: i
     client.flushall()
     config = Config(redis_url=redis_url, allow_seed=True)
     with quick_workers(redis_url, workers) as queue:
-        play = Matches(Store(client), GAMES, config, queue)
+        play = build(config, store=Store(client), games=GAMES, bot_queue=queue).matches
         seats = [{"name": f"b{i}", "kind": "bot", "level": level} for i in range(players)]
         started = time.perf_counter()
         ids = [

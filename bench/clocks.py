@@ -4,8 +4,8 @@
     python -m bench.clocks --matches 200 --workers 1
 
 Creates ``--matches`` two-human matches of ``--game`` with a ``--seconds`` per-decision clock (through
-:meth:`service.matches.operations.Matches.create`, as the API does), every first decision starting at the same
-instant, so every deadline is the same; starts ``--workers`` ``tabletop worker --lanes quick``
+:meth:`service.domain.matches.operations.Matches.create`, as the API does), every first decision starting at
+the same instant, so every deadline is the same; starts ``--workers`` ``tabletop worker --lanes quick``
 processes on a private Redis (each with its clock keeper, which claims due deadlines and hands each
 timeout to the lane of the ``on_timeout`` level: for ``random`` and ``easy``, the quick lane, whose
 process plays it); and reads how late each first timeout was committed (the match's ``updated_at`` at
@@ -24,9 +24,10 @@ from bench.bots import quick_workers
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from service.config import Config
-from service.matches.bots import QUICK_LEVELS
-from service.matches.operations import Matches
-from service.store import Store, connect
+from service.domain.matches.bots import QUICK_LEVELS
+from service.storage.client import connect
+from service.storage.matches import Store
+from service.wiring import build
 
 #: Seconds between the end of creation and the common start of the first decisions (workers start).
 LEAD = 5.0
@@ -45,7 +46,7 @@ def run(redis_url: str, game_id: str, matches: int, seconds: int, workers: int, 
     with quick_workers(redis_url, workers) as queue:
         # Every match's first decision starts at ``base``: the creation's clock is pinned to it.
         base = time.time() + LEAD + matches * 0.01
-        play = Matches(Store(client), GAMES, config, queue, clock=lambda: base)
+        play = build(config, store=Store(client), games=GAMES, bot_queue=queue, clock=lambda: base).matches
         seats = [{"name": "h0", "kind": "human"}, {"name": "h1", "kind": "human"}]
         control = {"per_move_seconds": seconds, "on_timeout": level}
         request = {"game": game_id, "seats": seats, "options": {}, "time_control": control}

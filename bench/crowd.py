@@ -43,7 +43,7 @@ import redis
 from bench.api import Client, free_port, percentile, phase, start_server
 from bench.procs import cpu_seconds, descendants, named_children, rss_mb, wait_workers
 from devtools.private_redis import PrivateRedis
-from service.store import match_key
+from service.storage.matches import match_key
 
 #: One waiting client in this many records the arrival time of every version it sees.
 SAMPLE = 20
@@ -492,7 +492,7 @@ def play_with_probe(
             "window": (started, ended)}  # fmt: skip
 
 
-#: The live readers' counters (service/live.py, summed over the server's processes by ``/metrics``):
+#: The live readers' counters (service.live.hub.COUNTS, summed over the server's processes by ``/metrics``):
 #: topic reads (one per topic per notification round), backlog reads (subscriptions catching up), the
 #: events those reads returned, event batches encoded (once per visibility class and wire format),
 #: events handed to waiting clients, and reads of a match spared spectators' long-polls.

@@ -61,9 +61,10 @@ from bench.procs import progress, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.ai import LEVELS
 from engine.registry import GAMES
-from service.matches.bots import LANES, BotQueue
-from service.matches.ratings import bot_rater
-from service.store import Store, connect
+from service.domain.matches.bots import LANES, BotQueue
+from service.domain.ratings import bot_rater
+from service.storage.client import connect
+from service.storage.matches import Store
 
 ADMIN_TOKEN = "bench-ladder-admin-token"
 #: The player count a ladder match never exceeds: one seat per built-in level.

@@ -9,7 +9,7 @@ of ``--seconds``, each on new matches: the moves alone, the moves with spectator
 credential), and the moves with seat holders polling (seat 0's token).  The server's CPU in a window
 with pollers, less the moves' own (the first window's CPU per move), over the answers they got, is the
 CPU of one answer.  A spectator's poll that comes after the first of a commit is answered with the
-match's meta as the process last read it (``service.live.LiveEvents.match_meta``); a seat's reads the
+match's meta as the process last read it (``service.live.cache.MetaCache.match_meta``); a seat's reads the
 match every time, so the seats are the baseline in the same run.  Also the share of the spectators'
 polls that read no match (``tabletop_live_metas_spared_total``).
 """

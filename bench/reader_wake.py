@@ -8,7 +8,7 @@ follows the match, however few of its waiters the process holds.  This runs the 
 ``get_message`` that waits, then one that does not) under gevent, as a server process does, against
 a real Redis, while another process publishes ``--messages`` messages of 300 bytes, one every
 ``--gap`` seconds; it prints the loop's CPU per message with redis-py's own hiredis parser and with
-:class:`service.store.QuickCheckParser`, in alternating rounds, and the ratio of their means.
+:class:`service.storage.client.QuickCheckParser`, in alternating rounds, and the ratio of their means.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import time  # noqa: E402
 from redis._parsers import _HiredisParser  # noqa: E402
 
 from devtools.private_redis import PrivateRedis  # noqa: E402
-from service.store import QuickCheckParser, connect  # noqa: E402
+from service.storage.client import QuickCheckParser, connect  # noqa: E402
 
 PUBLISHER = """
 import sys, time, redis

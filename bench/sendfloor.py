@@ -1,6 +1,6 @@
 """The floor under a stream write: the CPU one bare ``send`` of an event's bytes costs on this machine.
 
-The live reader writes each stream with one non-blocking ``send`` (``service.live.Wire``).  Over
+The live reader writes each stream with one non-blocking ``send`` (``service.live.wire.Wire``).  Over
 loopback the kernel runs the receiver's side of TCP inside the sender's system call, so part of what
 the crowd bench counts as the server's CPU per delivered event is the kernel's, and it differs between
 machines.  This measures it in the same run, with nothing of ours around it: ``connections`` plain

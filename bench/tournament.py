@@ -85,7 +85,7 @@ from bench.ladder import workers
 from bench.procs import cpu_seconds, descendants, named_children, progress, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.matches.bots import QUICK_QUEUE
+from service.domain.matches.bots import QUICK_QUEUE
 
 ADMIN_TOKEN = "bench-tournament-admin-token"
 #: The entrants: the two fast levels, each twice under distinct names (an unrated tournament allows it).

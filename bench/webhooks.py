@@ -123,20 +123,20 @@ def stop_tree(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
 
 
 def domain(redis_url: str, **settings: Any) -> Any:
-    """The domain (:class:`service.matches.operations.Matches`) over ``redis_url``, for setting up."""
+    """The domain (:func:`service.wiring.build`) over ``redis_url``, for setting up."""
     from engine.registry import GAMES
     from service.config import Config
-    from service.matches.operations import Matches
-    from service.store import connect_store
+    from service.storage.matches import connect_store
+    from service.wiring import build
 
     config = Config(
         redis_url=redis_url, allow_seed=True, webhook_allow_http=True, webhook_allow_private=True, **settings
     )
-    return Matches(connect_store(config), GAMES, config)
+    return build(config, store=connect_store(config), games=GAMES)
 
 
 def app_caller(app: str) -> Any:
-    from service.matches.identity import APP, Caller
+    from service.domain.identity import APP, Caller
 
     return Caller(APP, app=app, scopes=frozenset({"read", "play"}))
 
@@ -199,16 +199,16 @@ def drain_rate(args: argparse.Namespace) -> Drain:
     per_app = args.deliveries // (args.drain_apps * args.drain_endpoints)
     result.deliveries = per_app * args.drain_apps * args.drain_endpoints
     with PrivateRedis() as redis_url, ReceiverProcess() as receiver:
-        matches = domain(redis_url)
+        wired = domain(redis_url)
         for a in range(args.drain_apps):
-            app = matches.accounts.create_app(f"Drain {a}")["id"]
+            app = wired.accounts.create_app(f"Drain {a}")["id"]
             for e in range(args.drain_endpoints):
-                matches.webhooks.create(app, receiver.url(f"/ok/{app}/{e}"), None, f"drain {e}")
+                wired.webhooks.create(app, receiver.url(f"/ok/{app}/{e}"), None, f"drain {e}")
             started = time.perf_counter()
             for n in range(per_app):
                 player = n % args.players_per_app
                 source = f"m{a}x{n % args.drain_matches}"
-                matches.webhooks.enqueue(f"{app}:p{player}", source, n, your_turn(source, n, player))
+                wired.webhooks.enqueue(f"{app}:p{player}", source, n, your_turn(source, n, player))
             result.enqueue_s += time.perf_counter() - started
         body = orjson.dumps(
             {"type": "your_turn", "timestamp": "2025-01-01T00:00:00Z", "data": your_turn("m", 1, 0)}
@@ -363,7 +363,7 @@ def pace_process(port: int, tables: list[Table], pace: float, stop: Any, out: An
 
 
 def set_up_matches(
-    matches: Any, args: argparse.Namespace, receiver: ReceiverProcess
+    wired: Any, args: argparse.Namespace, receiver: ReceiverProcess
 ) -> tuple[list[str], list[str], list[Table]]:
     """``--apps`` apps with one endpoint each (every type) and their players; ``--matches`` matches
     spread over the apps, each seating three of its app's players.  The app ids, the endpoint ids and
@@ -372,20 +372,21 @@ def set_up_matches(
     per_app = -(-args.matches // args.apps)
     rng = random.Random(26)
     for a in range(args.apps):
-        app = matches.accounts.create_app(f"Paced {a}")["id"]
+        app = wired.accounts.create_app(f"Paced {a}")["id"]
         caller = app_caller(app)
         apps.append(app)
-        endpoints.append(matches.webhooks.create(app, receiver.url(f"/ok/{app}"), None, "paced")["id"])
+        endpoints.append(wired.webhooks.create(app, receiver.url(f"/ok/{app}"), None, "paced")["id"])
         players = max(SEATS, per_app)  # every player sits in about SEATS matches
         tokens = []
         for p in range(players):
-            matches.accounts.put_player(caller, f"p{p}", f"Player {p}", False)
-            tokens.append(matches.accounts.mint_token(caller, f"p{p}", ["read", "play"], None)["token"])
+            wired.accounts.put_player(caller, f"p{p}", f"Player {p}", False)
+            tokens.append(wired.accounts.mint_token(caller, f"p{p}", ["read", "play"], None)["token"])
         for j in range(min(per_app, args.matches - a * per_app)):
             seated = [(j + s * max(1, players // SEATS)) % players for s in range(SEATS)]
             seed = rng.getrandbits(32)
             seats = [{"name": f"P{p}", "kind": "human", "player": f"p{p}"} for p in seated]
-            doc = matches.create({"game": GAME, "seats": seats, "options": {}, "seed": seed}, caller=caller)
+            request = {"game": GAME, "seats": seats, "options": {}, "seed": seed}
+            doc = wired.matches.create(request, caller=caller)
             tables.append(
                 Table(
                     doc["id"],
@@ -441,8 +442,8 @@ def paced(args: argparse.Namespace) -> PacedRun:
             worker = start_worker(redis_url, devnull, **settings)
         try:
             started = time.perf_counter()
-            matches = domain(redis_url, webhook_timeout_seconds=args.timeout)
-            apps, endpoints, tables = set_up_matches(matches, args, healthy)
+            wired = domain(redis_url, webhook_timeout_seconds=args.timeout)
+            apps, endpoints, tables = set_up_matches(wired, args, healthy)
             run.setup_s = time.perf_counter() - started
             step = max(1, round(1 / args.timeout_share)) if args.timeout_share > 0 else 0
             sick = set(range(0, args.apps, step)) if step else set()
@@ -461,7 +462,7 @@ def paced(args: argparse.Namespace) -> PacedRun:
             time.sleep(args.seconds)
             switch = time.time()
             for a in sorted(sick):
-                matches.webhooks.update(apps[a], endpoints[a], url=hanging.url(f"/hang/{apps[a]}"))
+                wired.webhooks.update(apps[a], endpoints[a], url=hanging.url(f"/hang/{apps[a]}"))
             c_start = time.time()
             time.sleep(args.seconds)
             c_end = time.time()
@@ -484,18 +485,18 @@ def paced(args: argparse.Namespace) -> PacedRun:
             arrived = {(r["match_id"], r["version"]) for r in records}
             app_of = {m[0]: m[1] for m in healthy_moves}
             run.missing = [
-                explain_missing(matches, apps[app_of[mv[0]]], endpoints[app_of[mv[0]]], *mv)
+                explain_missing(wired, apps[app_of[mv[0]]], endpoints[app_of[mv[0]]], *mv)
                 for mv in sorted(due - arrived)[:5]
             ]
             run.retried = retried_summary(
-                matches,
+                wired,
                 [apps[a] for a in range(args.apps) if a not in sick],
                 [endpoints[a] for a in range(args.apps) if a not in sick],
             )
-            run.slowest = explain_slowest(matches, apps, endpoints, records, healthy_moves)
+            run.slowest = explain_slowest(wired, apps, endpoints, records, healthy_moves)
             run.hung_requests = hanging.count()
             run.pending_timing_out = pending_summary(
-                matches, [apps[a] for a in sorted(sick)], [endpoints[a] for a in sorted(sick)]
+                wired, [apps[a] for a in sorted(sick)], [endpoints[a] for a in sorted(sick)]
             )
         finally:
             stop_tree(worker)
@@ -527,14 +528,14 @@ def paced(args: argparse.Namespace) -> PacedRun:
     return run
 
 
-def explain_missing(matches: Any, app: str, endpoint: str, match_id: str, version: int) -> str:
+def explain_missing(wired: Any, app: str, endpoint: str, match_id: str, version: int) -> str:
     """Where the webhook of ``match_id``'s ``version`` is: its message in the endpoint's delivery log
     (status, attempts, error), or, if none, whether the match's outbox still holds the commit."""
-    from service.store import match_key
+    from service.storage.matches import match_key
 
     before = None
     for _ in range(20):
-        found, before = matches.webhooks.deliveries(app, endpoint, status=None, before=before, limit=100)
+        found, before = wired.webhooks.deliveries(app, endpoint, status=None, before=before, limit=100)
         for d in found:
             data = (d.get("payload") or {}).get("data") or {}
             if data.get("match_id") == match_id and data.get("version") == version:
@@ -544,12 +545,12 @@ def explain_missing(matches: Any, app: str, endpoint: str, match_id: str, versio
                 )
         if before is None:
             break
-    left = matches.store.redis.llen(match_key(match_id, "outbox"))
+    left = wired.store.redis.llen(match_key(match_id, "outbox"))
     return f"{match_id} v{version}: never queued (the match's outbox holds {left} entries)"
 
 
 def explain_slowest(
-    matches: Any,
+    wired: Any,
     apps: list[str],
     endpoints: list[str],
     records: list[dict[str, Any]],
@@ -569,7 +570,7 @@ def explain_slowest(
     for late, r in sorted(timed, key=lambda x: x[0], reverse=True)[:count]:
         app = r["path"].split("/")[2]
         try:
-            doc = matches.webhooks.delivery(app, endpoints[index[app]], r["id"])
+            doc = wired.webhooks.delivery(app, endpoints[index[app]], r["id"])
         except Exception as exc:  # trimmed from the log meanwhile: say so
             lines.append(f"{r['id']}: {late * 1000:.0f} ms ({type(exc).__name__})")
             continue
@@ -584,13 +585,13 @@ def explain_slowest(
     return lines
 
 
-def retried_summary(matches: Any, apps: list[str], endpoints: list[str]) -> str:
+def retried_summary(wired: Any, apps: list[str], endpoints: list[str]) -> str:
     """How many of the healthy endpoints' messages (their newest 1,000 each) took more than one
     attempt, and the errors of their first attempts' that the log kept (the last error of each)."""
     retried, total = 0, 0
     errors: Counter[str] = Counter()
     for app, endpoint in zip(apps, endpoints, strict=True):
-        found, _ = matches.webhooks.deliveries(app, endpoint, status=None, before=None, limit=1000)
+        found, _ = wired.webhooks.deliveries(app, endpoint, status=None, before=None, limit=1000)
         total += len(found)
         for d in found:
             if d["attempts"] > 1:
@@ -599,12 +600,12 @@ def retried_summary(matches: Any, apps: list[str], endpoints: list[str]) -> str:
     return f"{retried} of {total} took more than one attempt {dict(errors.most_common(3))}"
 
 
-def pending_summary(matches: Any, apps: list[str], endpoints: list[str]) -> str:
+def pending_summary(wired: Any, apps: list[str], endpoints: list[str]) -> str:
     """What the timing-out endpoints' delivery logs say: messages by status, and the last error."""
     statuses: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     for app, endpoint in zip(apps, endpoints, strict=True):
-        found, _ = matches.webhooks.deliveries(app, endpoint, status=None, before=None, limit=100)
+        found, _ = wired.webhooks.deliveries(app, endpoint, status=None, before=None, limit=100)
         statuses.update(d["status"] for d in found)
         errors.update(str(d.get("error")) for d in found if d.get("error"))
     top = errors.most_common(1)[0][0] if errors else "none"
@@ -644,9 +645,9 @@ def catch_up_round(args: argparse.Namespace, root: Path, label: str, case: str) 
     pace = 0.25
     with tempfile.TemporaryDirectory() as tmp, PrivateRedis() as redis_url:
         receiver = ReceiverProcess(log=Path(tmp) / "received.jsonl").start()
-        matches = domain(redis_url)
-        app = matches.accounts.create_app("Catch-up")["id"]
-        hooks = matches.webhooks
+        wired = domain(redis_url)
+        app = wired.accounts.create_app("Catch-up")["id"]
+        hooks = wired.webhooks
         hooks.create(app, receiver.url(f"/ok/{app}"), None, "catch-up")
         with open(os.devnull, "wb") as devnull:
             lane = start_lane(redis_url, devnull, root)

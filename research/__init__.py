@@ -1,5 +1,5 @@
 """Our games for learning frameworks (the ``research`` extra; from a clone of the repository:
-``pip install -e '.[research]'``, see the README's research section).
+``pip install -e '.[research]'``, see docs/research.md).
 
 * :mod:`research.actions`: the stable integer id of every action (the frameworks' action space).
 * :mod:`research.observation`: observation and information-state strings and tensors, built from a

@@ -76,7 +76,7 @@ def _parameters(game: Game) -> dict[str, Any]:
 
 
 def game_type(game: Game) -> pyspiel.GameType:
-    """The OpenSpiel :class:`GameType` of ``game`` (see the module docstring for the choices)."""
+    """The OpenSpiel :class:`pyspiel.GameType` of ``game`` (see the module docstring for the choices)."""
     return pyspiel.GameType(
         short_name=short_name(game.id),
         long_name=f"Tabletop {game.title}",

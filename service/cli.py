@@ -108,7 +108,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``tabletop worker --lanes``: :data:`service.matches.bots.LANES`'s names (not imported: this module
+#: ``tabletop worker --lanes``: :data:`service.domain.matches.bots.LANES`'s names (not imported: this module
 #: stays clear of redis-py, see :func:`cmd_serve`; tests/workers check they agree).
 WORKER_LANES = ("quick", "think", "timeouts", "hints")
 
@@ -133,21 +133,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Re-enqueue every pending bot turn that has no live job, once: what each worker does every
     TABLETOP_SWEEP_SECONDS, for an operator after an incident or a scheduled job of its own."""
-    from engine.registry import GAMES
     from service.config import Config
-    from service.matches.operations import Matches
-    from service.store import connect_store
+    from service.wiring import build
     from workers.jobs import sweep_matches
 
     config = Config.from_env()
     if not config.redis_url:
         print("tabletop sweep: TABLETOP_REDIS_URL is not set", file=sys.stderr)
         return 2
-    from service.store import STORAGE_ERRORS
+    from service.storage.client import STORAGE_ERRORS
 
     try:
-        store = connect_store(config)
-        print(f"sweep: enqueued {sweep_matches(Matches(store, GAMES, config))} bot turn(s)")
+        print(f"sweep: enqueued {sweep_matches(build(config).matches)} bot turn(s)")
     except STORAGE_ERRORS as exc:
         print(f"tabletop sweep: Redis at TABLETOP_REDIS_URL failed: {exc}", file=sys.stderr)
         return FAILED
@@ -157,23 +154,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_apps(args: argparse.Namespace) -> int:
     """Register, list, rotate and revoke apps on the Redis in TABLETOP_REDIS_URL: the operator's
     side of the admin API, for a shell on the cluster.  A key is printed once, never stored plain."""
-    from engine.registry import GAMES
     from service.config import Config
-    from service.matches.errors import MatchError
-    from service.matches.operations import Matches
-    from service.store import STORAGE_ERRORS, connect_store
+    from service.domain.errors import MatchError
+    from service.storage.client import STORAGE_ERRORS
+    from service.wiring import build
 
     config = Config.from_env()
     if not config.redis_url:
         print(
             "tabletop apps: TABLETOP_REDIS_URL is not set (against a development server, use the admin "
-            "API with TABLETOP_ADMIN_TOKEN: see the README)",
+            "API with TABLETOP_ADMIN_TOKEN: see docs/api/apps-and-players.md)",
             file=sys.stderr,
         )
         return 2
     # The domain as the API builds it: revoking an app reaches its webhooks, tournaments, seeks and
     # challenges too (and is announced to every API process, which ends its streams).
-    accounts = Matches(connect_store(config), GAMES, config).accounts
+    accounts = build(config).accounts
     try:
         if args.action == "create":
             out: Any = accounts.create_app(args.name)
@@ -198,16 +194,15 @@ def cmd_webhooks(args: argparse.Namespace) -> int:
     point 4): what the app's own ``/v1/apps/me/webhooks`` shows, for the operator helping an integrator
     on a shell on the cluster (no app key needed there).  Never prints a secret."""
     from service.config import Config
-    from service.matches.errors import MatchError
-    from service.matches.webhooks import Webhooks
-    from service.store import STORAGE_ERRORS, connect
-    from service.webhooks_store import WebhookStore
+    from service.domain.errors import MatchError
+    from service.storage.client import STORAGE_ERRORS
+    from service.wiring import build
 
     config = Config.from_env()
     if not config.redis_url:
         print("tabletop webhooks: TABLETOP_REDIS_URL is not set", file=sys.stderr)
         return 2
-    hooks = Webhooks(WebhookStore(connect(config.redis_url, cluster=config.redis_cluster)), config)
+    hooks = build(config).webhooks
     try:
         if args.action == "list":
             out: Any = hooks.endpoints(args.app)

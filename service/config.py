@@ -1,7 +1,7 @@
 """Service settings, read from environment variables that all start with ``TABLETOP_``.
 
 One frozen object built once per app, so a request never reads the environment and tests can build a
-config by keyword.  The README's configuration table lists the same names and defaults.
+config by keyword.  The configuration table of docs/operating.md lists the same names and defaults.
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ class Config:
     anonymous: bool = True
     #: The longest default warning: a time control without its own ``warning_seconds`` warns its
     #: player (``clock_warning``) a share of the decision's time before the deadline, at most this
-    #: many seconds (0: no warning unless the control asks; see service/matches/clocks.py).
+    #: many seconds (0: no warning unless the control asks; see service/domain/matches/clocks.py).
     clock_warning_seconds: float = 3600.0
-    #: Webhooks (issue 26, see service/matches/webhooks.py): whether endpoint URLs may be plain
+    #: Webhooks (issue 26, see service/domain/webhooks/): whether endpoint URLs may be plain
     #: ``http``; whether they may resolve to loopback, private, link-local or metadata addresses
     #: (``tabletop serve``'s development mode turns it on); seconds one delivery may take; deliveries
     #: one endpoint has in flight at once; seconds a message is retried from its creation; seconds an

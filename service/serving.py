@@ -262,7 +262,7 @@ class Worker(GeventWorker):
         keep-alive connections now, so the process ends as soon as its requests in flight are done
         instead of at ``graceful_timeout``."""
         super().handle_exit(sig, frame)
-        from service.live import end_all_waiters  # imported here: the master must not import redis-py
+        from service.live.hub import end_all_waiters  # imported here: the master must not import redis-py
 
         gevent.spawn(end_all_waiters)
         gevent.spawn(self._close_idle)

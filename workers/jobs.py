@@ -4,9 +4,9 @@ refuses a late move), the clock warnings the keepers give (:func:`clock_warning`
 bot turns.
 
 A job reloads the match from Redis and trusts nothing it was given but the match id and the version it
-was enqueued for.  A bot move is written through :meth:`service.matches.Matches.bot_move`, the compare-and-set
-path of human moves, so a job that runs twice or late can never apply a move twice: the second commit
-finds the version moved and does nothing.
+was enqueued for.  A bot move is written through :meth:`service.domain.matches.play.MatchPlay.bot_move`,
+the compare-and-set path of human moves, so a job that runs twice or late can never apply a move twice: the
+second commit finds the version moved and does nothing.
 
 The bot is handed ``game.determinize(state, seat, rng)``, never the stored state: whatever the bot does,
 it cannot read another seat's hand or the deck order.
@@ -31,12 +31,13 @@ from rq.job import Job
 
 from engine.ai import choose_action
 from engine.core import Action, Game
-from engine.registry import GAMES
 from service.config import Config
-from service.matches import accounts, feed_sweep
-from service.matches.bots import is_bot, lane_of, lane_of_level, think_budget, think_ms_of
-from service.matches.operations import Matches
-from service.store import ACTIVE, Loaded, MatchMeta, connect_store, now
+from service.domain import accounts
+from service.domain.feeds import sweep as feed_sweep
+from service.domain.matches.bots import is_bot, lane_of, lane_of_level, think_budget, think_ms_of
+from service.domain.matches.operations import Matches
+from service.storage.matches import ACTIVE, Loaded, MatchMeta, now
+from service.wiring import Wiring, build
 
 log = logging.getLogger(__name__)
 
@@ -60,27 +61,26 @@ class Turns:
     played: int
 
 
-_matches: Matches | None = None
+_wired: Wiring | None = None
 #: :func:`app_revoked`'s memory: apps found active, until when; apps found revoked.
 _active_until: dict[str, float] = {}
 _revoked: set[str] = set()
 
 
-def bind(matches: Matches) -> None:
-    """Set the match operations the jobs of this process use (``tabletop worker`` does it once; forked
-    work horses inherit it)."""
-    global _matches
-    _matches = matches
+def bind(wired: Wiring) -> None:
+    """Set the objects the jobs of this process use (:func:`service.wiring.build`: ``tabletop worker``
+    does it once per process; forked work horses inherit it)."""
+    global _wired
+    _wired = wired
 
 
-def current() -> Matches:
-    """The bound :class:`Matches`; without :func:`bind` (a plain ``rq worker``), one built from the
-    ``TABLETOP_*`` variables, like the API's."""
-    if _matches is None:
-        config = Config.from_env()
-        bind(Matches(connect_store(config), GAMES, config))
-    assert _matches is not None
-    return _matches
+def current() -> Wiring:
+    """The bound objects; without :func:`bind` (a plain ``rq worker``), built from the ``TABLETOP_*``
+    variables, like the API's."""
+    if _wired is None:
+        bind(build(Config.from_env()))
+    assert _wired is not None
+    return _wired
 
 
 def app_revoked(matches: Matches, app: str | None) -> bool:
@@ -178,7 +178,7 @@ def take_turn(matches: Matches, match_id: str, version: int, level: str | None =
 def play_bot_turn(match_id: str, version: int) -> str:
     """RQ job ``bot-<match>-<version>``: the bot to move at ``version`` decides and moves, and the bots
     after it for up to ``TABLETOP_BOT_SLICE_SECONDS``."""
-    matches = current()
+    matches = current().matches
     turns = take_turns(matches, match_id, version, slice_seconds=matches.config.bot_slice_seconds)
     log.info("bot turn %s v%s: %s (%d decisions)", match_id, version, turns.outcome, turns.played)
     return turns.outcome
@@ -198,7 +198,7 @@ def bot_turn_failed(
         return
     match_id, version = job.args
     log.warning("bot turn %s v%s failed for good (%s): playing a random move", match_id, version, exc_type)
-    take_turns(current(), match_id, version, level="random")
+    take_turns(current().matches, match_id, version, level="random")
 
 
 def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: int) -> dict[str, Any]:
@@ -206,7 +206,7 @@ def suggest_move(match_id: str, version: int, seat: int, level: str, think_ms: i
 
     ``action`` is ``None`` when the match has moved on (the hint would answer an old question).
     """
-    matches = current()
+    matches = current().matches
     loaded = matches.store.load(match_id)
     answer: dict[str, Any] = {"version": version, "seat": seat, "level": level, "action": None}
     if loaded is None or loaded.meta.version != version or loaded.meta.to_move != seat:
@@ -224,10 +224,10 @@ def _out_of_time(matches: Matches, match_id: str, meta: MatchMeta | None, at: fl
     behind the match, e.g. a move landed after the claim)."""
     clock = meta.clock if meta is not None else None
     if meta is None or clock is None or clock["deadline"] is None or meta.status != ACTIVE:
-        matches.store.set_deadline(match_id, None)
+        matches.store.clocks.set_deadline(match_id, None)
         return GONE if meta is None else NO_DEADLINE
     if clock["deadline"] > at:
-        matches.store.set_deadline(match_id, clock["deadline"])
+        matches.store.clocks.set_deadline(match_id, clock["deadline"])
         return NOT_DUE
     return None
 
@@ -237,8 +237,8 @@ def hand_over(matches: Matches, match_id: str, at: float | None = None) -> str:
     time at ``at`` (default: now).  A ``random`` or ``easy`` timeout takes a millisecond or two, as
     much as announcing a job would cost, so the keeper plays it at once; a searching level's thinking
     goes to the thinking lane as the job ``timeout-<match>-<version>``
-    (:meth:`service.matches.bots.BotQueue.timeout_due`, :data:`HANDED_OVER`), so no level and no number of
-    timeouts can hold the keeper up.  A quick timeout that fails is handed to the quick lane, whose job
+    (:meth:`service.domain.matches.bots.BotQueue.timeout_due`, :data:`HANDED_OVER`), so no level and no number
+    of timeouts can hold the keeper up.  A quick timeout that fails is handed to the quick lane, whose job
     retries it, then plays a random move."""
     loaded, skip = _due(matches, match_id, now() if at is None else at)
     if skip is not None:
@@ -271,16 +271,17 @@ def _due(matches: Matches, match_id: str, at: float) -> tuple[Loaded | None, str
     :func:`_out_of_time`)."""
     loaded = matches.store.load(match_id)
     if loaded is not None and app_revoked(matches, loaded.meta.life.get("app")):
-        matches.store.set_deadline(match_id, None)  # the keepers stop claiming it (the sweep skips it)
+        matches.store.clocks.set_deadline(match_id, None)  # the keepers stop claiming it (the sweep skips it)
         return loaded, REVOKED
     return loaded, _out_of_time(matches, match_id, loaded.meta if loaded is not None else None, at)
 
 
 def _play_out_of_time(matches: Matches, loaded: Loaded, level: str) -> str:
     """A bot of ``level`` decides for the human seat out of time, seeing only what the seat sees, and
-    the move is committed like the seat's own (:meth:`Matches.timeout_move`, which also
-    counts the timeout and hands the seat to the bot after too many).  A second run, or a move that
-    landed in time, loses the compare-and-set on the version."""
+    the move is committed like the seat's own
+    (:meth:`~service.domain.matches.play.MatchPlay.timeout_move`, which also counts the timeout and
+    hands the seat to the bot after too many).  A second run, or a move that landed in time, loses
+    the compare-and-set on the version."""
     meta = loaded.meta
     assert meta.to_move is not None
     game = matches.games[meta.game]
@@ -293,19 +294,19 @@ def _play_out_of_time(matches: Matches, loaded: Loaded, level: str) -> str:
     return MOVED
 
 
-def clock_warning(matches: Matches, match_id: str, version: int, at: float | None = None) -> str:
+def clock_warning(wired: Wiring, match_id: str, version: int, at: float | None = None) -> str:
     """What a clock keeper does with a clock warning it claimed: the ``clock_warning`` feed entry of
     the decision pending at ``version``, if it still is at ``at`` (default: now) and a player makes it
-    (:func:`service.matches.feed_sweep.warn`).  Like a quick timeout, it costs a few Redis commands and
+    (:func:`service.domain.feeds.sweep.warn`).  Like a quick timeout, it costs a few Redis commands and
     no thinking, so the keeper gives it itself."""
     at = now() if at is None else at
-    return feed_sweep.warn(matches.store, matches.outboxes, match_id, version, at)
+    return feed_sweep.warn(wired.store, wired.outbox.drain, wired.notes.note, match_id, version, at)
 
 
 def play_timeout(match_id: str, version: int) -> str:
-    """RQ job ``timeout-<match>-<version>`` (see :meth:`service.matches.bots.BotQueue.timeout_due`): the
-    timeout of the decision pending at ``version``, judged again on the stored match."""
-    outcome = time_out(current(), match_id)
+    """RQ job ``timeout-<match>-<version>`` (see :meth:`service.domain.matches.bots.BotQueue.timeout_due`):
+    the timeout of the decision pending at ``version``, judged again on the stored match."""
+    outcome = time_out(current().matches, match_id)
     log.debug("timeout job %s v%s: %s", match_id, version, outcome)
     return outcome
 
@@ -323,11 +324,12 @@ def timeout_failed(
         return
     match_id, version = job.args
     log.warning("timeout %s v%s failed for good (%s): playing a random move", match_id, version, exc_type)
-    time_out(current(), match_id, level="random")
+    time_out(current().matches, match_id, level="random")
 
 
 def wake() -> str:
-    """RQ job ``wake-<kind>`` (:meth:`service.matches.bots.BotQueue._wake`): nothing.  Taking it is what
+    """RQ job ``wake-<kind>`` (:meth:`service.domain.matches.bots.BotQueue._wake`): nothing.  Taking it is
+    what
     counts: the worker that does reads the lane's tenants again before its next job."""
     return "awake"
 
@@ -336,7 +338,7 @@ def sweep() -> int:
     """Periodic job: enqueue again every pending bot turn with no live job (lost with a killed worker,
     failed past its fallback, or never enqueued because the API died between commit and enqueue).
     Returns how many it enqueued."""
-    return sweep_matches(current())
+    return sweep_matches(current().matches)
 
 
 def sweep_matches(matches: Matches, page: int = 200) -> int:
@@ -356,7 +358,7 @@ def sweep_matches(matches: Matches, page: int = 200) -> int:
                     seat = meta.seats[meta.to_move]
                     enqueued += matches.bots.ensure_turn(meta.id, meta.version, seat, app=app)
                 if meta.clock is not None and meta.clock["deadline"] is not None:
-                    matches.store.set_deadline(meta.id, meta.clock["deadline"], only_missing=True)
+                    matches.store.clocks.set_deadline(meta.id, meta.clock["deadline"], only_missing=True)
             if cursor is None:
                 break
     if enqueued:

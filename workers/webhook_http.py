@@ -8,8 +8,8 @@ checked what it resolves to, and a name can resolve to a public address for the 
 settings from the environment, and apply their timeout to each socket operation, so a receiver
 trickling one byte a second holds a delivery forever.  Here:
 
-- the URL is checked (:func:`service.matches.webhook_urls.check_url`), the name resolved once, every
-  address judged (:func:`~service.matches.webhook_urls.address_refusal`), and the socket connected to
+- the URL is checked (:func:`service.domain.webhooks.urls.check_url`), the name resolved once, every
+  address judged (:func:`~service.domain.webhooks.urls.address_refusal`), and the socket connected to
   the judged address itself; TLS then verifies the certificate against the *host name* (and sends it
   as SNI), so connecting by address loses nothing of HTTPS;
 - no redirect is followed: a 3xx is the reply, a failed delivery with its status;
@@ -52,8 +52,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from service.matches.errors import Invalid
-from service.matches.webhook_urls import Resolver, Target, refusal_text, refused, resolve_host, split_url
+from service.domain.errors import Invalid
+from service.domain.webhooks.urls import Resolver, Target, refusal_text, refused, resolve_host, split_url
 
 log = logging.getLogger(__name__)
 

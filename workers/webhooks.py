@@ -1,6 +1,7 @@
 """The webhook delivery lane: a process of its own that sends the apps' queued webhook messages
-(issue 26, point 3; the rules are :mod:`service.matches.webhooks`', the storage
-:mod:`service.webhooks_store`'s, the HTTP client :mod:`workers.webhook_http`'s).
+(issue 26, point 3; the rules are :mod:`service.domain.webhooks.delivery`' and
+:mod:`service.domain.webhooks.retries`', the storage :mod:`service.storage.webhooks`'s, the HTTP client
+:mod:`workers.webhook_http`'s).
 
 Why a process of its own, and not an RQ queue: a delivery mostly waits on someone else's server (up to
 ``webhook_timeout_seconds``), and hundreds wait at once.  RQ runs a job at a time per worker; here each
@@ -14,12 +15,12 @@ The loop: every :data:`POLL_SECONDS` (at once when a delivery of its own made wo
 endpoints due from the global index, takes each (an atomic move of its score: several lanes share the
 index safely, each endpoint is taken by one at a time), claims up to ``webhook_concurrency`` minus
 those in flight of its due messages with a lease (``webhook_timeout_seconds`` + 10 s), and delivers
-each in a greenlet: check that it may still be sent (:meth:`~service.matches.webhooks.Webhooks.stopped`:
-the endpoint still enabled, its app not revoked, read at most a second before), sign, POST
-(``timeout``: ``webhook_timeout_seconds``, and a hard stop a second after), record the outcome.  A
-slow or dead receiver holds at most ``webhook_concurrency`` greenlets of the lane, for at most the
-timeout each, so it never delays another endpoint's deliveries.  When a failing endpoint answers 2xx
-again, recording that outcome makes its waiting messages due at once (the catch-up) and wakes the
+each in a greenlet: check that it may still be sent
+(:meth:`~service.domain.webhooks.webhooks.Webhooks.stopped`: the endpoint still enabled, its app not revoked,
+read at most a second before), sign, POST (``timeout``: ``webhook_timeout_seconds``, and a hard stop a second
+after), record the outcome.  A slow or dead receiver holds at most ``webhook_concurrency`` greenlets of the
+lane, for at most the timeout each, so it never delays another endpoint's deliveries.  When a failing endpoint
+answers 2xx again, recording that outcome makes its waiting messages due at once (the catch-up) and wakes the
 loop, so the backlog follows the first success without waiting for the retries' pauses.
 
 Failures: a lane killed mid-delivery leaves its messages leased; when the leases end a lane claims them
@@ -51,11 +52,11 @@ import gevent.event
 import gevent.pool
 
 from service import logs
-from service.accounts_store import AccountStore
 from service.config import PREFIX, Config
-from service.matches.webhooks import Delivery, Webhooks
-from service.store import STORAGE_ERRORS, connect
-from service.webhooks_store import WebhookStore
+from service.domain.webhooks.delivery import Delivery
+from service.domain.webhooks.webhooks import Webhooks
+from service.storage.client import STORAGE_ERRORS
+from service.wiring import delivery_webhooks
 from workers import webhook_http
 
 log = logging.getLogger(__name__)
@@ -93,19 +94,7 @@ class Lane:
         self.parent = parent
         self.post = post
         if webhooks is None:
-            client = connect(
-                config.redis_url,
-                timeout=config.redis_timeout_seconds,
-                max_connections=REDIS_CONNECTIONS,
-                cluster=config.redis_cluster,
-            )
-            accounts = AccountStore(client)
-
-            def app_status(app: str) -> str | None:
-                found = accounts.app(app)
-                return found.status if found is not None else None
-
-            webhooks = Webhooks(WebhookStore(client), config, app_status=app_status)
+            webhooks = delivery_webhooks(config, REDIS_CONNECTIONS)
         self.webhooks = webhooks
         self.pool = gevent.pool.Pool(MAX_IN_FLIGHT)
         self.wakeup = gevent.event.Event()

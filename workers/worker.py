@@ -1,7 +1,7 @@
 """``tabletop worker``: RQ workers playing bot turns, timeouts and hints, in lanes shared fairly between
 apps, over a Redis that may go away.
 
-One ``tabletop worker`` runs, by default, a process per lane (:data:`service.matches.bots.LANES`):
+One ``tabletop worker`` runs, by default, a process per lane (:data:`service.domain.matches.bots.LANES`):
 
 * the quick lane (``bots-quick``): turns and hints of ``random`` and ``easy`` bots;
 * the thinking lane (``bots``): turns of the searching bots;
@@ -16,7 +16,7 @@ process no bot turn can take.  The thinking and hints lanes run ``nice``
 (:data:`NICE_LANES`): on a saturated machine the quick and timeouts lanes and the keeper go first.
 
 Within a lane the apps share fairly (:class:`LaneWorker`): each kind of work has a queue per tenant
-(an app, or every anonymous match together, see :mod:`service.matches.bots`), the lane's workers
+(an app, or every anonymous match together, see :mod:`service.domain.matches.bots`), the lane's workers
 listen to every tenant's queue, and each time one takes a job it takes it by start-time fair queueing
 (SFQ, Goyal, Vin and Cheng 1996) measured in worker time: each tenant has a finish tag, the worker
 time its jobs took counted from the lane's clock when it last came back from idle; the next job is
@@ -30,21 +30,9 @@ A worker learns a new tenant before each job it takes, at once when that tenant'
 (a no-op on the kind's own queue), else within :data:`LISTEN_SECONDS`; and RQ's scheduler, which
 moves retries back to their queues when due, learns the tenants' queues the same way
 (:class:`LaneScheduler`).  Plus a child process enqueueing :func:`workers.jobs.sweep`
-every ``sweep_seconds`` (RQ's cron scheduler), and the clock keeper: a child process that claims the
-deadlines due from the match clocks' index (:func:`workers.jobs.hand_over`): a ``random`` or ``easy``
-timeout it plays at once (a millisecond or two, no more than handing it over would cost), a searching
-level's it hands to the timeouts lane (:func:`workers.jobs.play_timeout`).  The keeper never thinks, so
-no number of ``hard`` timeouts can hold up another match's ``easy`` one.  It polls the index every
-``CLOCK_POLL`` seconds rather than scheduling an RQ job per deadline: a deadline moves with every move
-of its match, and RQ's scheduler looks for due jobs only once a second, which alone would make
-timeouts up to a second late.  A claim holds for ``CLOCK_LEASE`` seconds: a keeper that dies after
-claiming, or whose claim's reply is lost, delays a timeout by that much, and the claim that follows
-plays it, or announces the same job (one per decision).  The keeper also claims, the same way, the clock
-warnings due (``clock_warning`` entries of the players' feeds, :func:`workers.jobs.clock_warning`), and
-once a second sweeps the outboxes a dead committer left undelivered
-(:class:`service.matches.feed_sweep.OutboxSweeper`) and the matchmaking pools and challenges
-(:class:`service.matches.challenges.MatchmakingSweeper`) and the tournaments
-(:class:`service.matches.tournaments.TournamentSweeper`): a few cheap reads, never a wait.
+every ``sweep_seconds`` (RQ's cron scheduler), and the keeper (:mod:`workers.keeper`): a child process
+that plays or hands over the timeouts due, gives the clock warnings, and runs the periodic sweeps
+(outboxes, matchmaking, tournaments) behind one error wrapper.
 
 Each lane is a :class:`LaneWorker`, a :class:`BotWorker`: RQ's non-forking worker (a forked work horse
 per job cost about 20-60 ms, more than a chain of quick decisions takes), with what the fork gave kept:
@@ -82,30 +70,25 @@ from rq.queue import Queue
 from rq.scheduler import RQScheduler
 from rq.worker import WorkerStatus
 
-from engine.registry import GAMES
 from service import logs
 from service.config import Config
-from service.lanes_store import LaneStore
-from service.matches.bots import LANES, TENANT_RETENTION, THINK_QUEUE, WORKER_TTL, queue_name, tenant_of_queue
-from service.matches.challenges import MatchmakingSweeper
-from service.matches.feed_sweep import OutboxSweeper
-from service.matches.operations import Matches
-from service.matches.tournaments import TournamentSweeper
-from service.store import STORAGE_ERRORS, connect, connect_store, now
+from service.domain.matches.bots import (
+    LANES,
+    TENANT_RETENTION,
+    THINK_QUEUE,
+    WORKER_TTL,
+    queue_name,
+    tenant_of_queue,
+)
+from service.storage.client import connect
+from service.storage.lanes import LaneStore
+from service.storage.matches import connect_store
+from service.wiring import build
 from workers import jobs
+from workers.keeper import BACKOFF, keep, wait_for_redis
 
 log = logging.getLogger(__name__)
 
-#: Seconds between two attempts to reach a Redis that went away (doubling up to the second).
-BACKOFF = (0.5, 5.0)
-#: The clock keeper: seconds between looks at the deadline index when nothing was due; deadlines
-#: claimed per look (several keepers share a burst); seconds a claim holds before the deadline is due
-#: again (a keeper that died with it, or lost the claim's reply).  A keeper never thinks, so the lease
-#: need not cover any thinking; a decision whose job waits in its lane past the lease is claimed again
-#: and the announcement finds the job there.
-CLOCK_POLL = 0.1
-CLOCK_CLAIM = 16
-CLOCK_LEASE = 2.0
 #: Seconds an idle lane worker waits in its blocking pop before it reads the lane's tenants again (a new
 #: tenant's first job wakes one at once; the others learn it within this much).
 LISTEN_SECONDS = 5
@@ -301,19 +284,12 @@ class LaneScheduler(RQScheduler):
         return set(super().acquire_locks(auto_start))
 
 
-def _wait_for_redis(who: str, exc: Exception, delay: float) -> float:
-    """Log that Redis is unavailable, sleep ``delay`` and return the next delay (doubling, capped)."""
-    log.warning("%s: redis unavailable (%s); retrying in %.1f s", who, exc, delay)
-    time.sleep(delay)
-    return min(delay * 2, BACKOFF[1])
-
-
 def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
     """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
     starting over whenever Redis goes away.  A lane of :data:`NICE_LANES` lowers its CPU priority."""
     if lane in NICE_LANES:
         os.nice(NICE_LANES[lane])
-    jobs.bind(Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config))
+    jobs.bind(build(config, store=connect_store(config, timeout=config.redis_timeout_seconds)))
     delay = BACKOFF[0]
     while True:
         # The blocking dequeue waits up to WORKER_TTL - 15 s: a read timeout beyond that one.
@@ -321,7 +297,7 @@ def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
         try:
             connection.ping()
         except redis.RedisError as exc:
-            delay = _wait_for_redis(f"worker ({lane} lane)", exc, delay)
+            delay = wait_for_redis(f"worker ({lane} lane)", exc, delay)
             continue
         delay = BACKOFF[0]
         worker = LaneWorker(
@@ -368,56 +344,7 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
             scheduler.start()
             return  # stopped: the parent is gone
         except redis.RedisError as exc:
-            delay = _wait_for_redis("sweeper", exc, delay)
-
-
-def keep_clocks(config: Config, parent: int) -> None:
-    """Child process: play (quick levels) or hand to the thinking lane the decisions of human seats out
-    of time, give the clock warnings due and sweep the outboxes, until the parent worker is gone, riding
-    out Redis outages like the lanes."""
-    matches = Matches(connect_store(config, timeout=config.redis_timeout_seconds), GAMES, config)
-    sweeper = OutboxSweeper(matches.outboxes)
-    matchmaking = MatchmakingSweeper.of(matches)
-    tournaments = TournamentSweeper.of(matches)
-    delay = BACKOFF[0]
-    while os.getppid() == parent:
-        try:
-            due = matches.store.claim_due(now(), CLOCK_CLAIM, CLOCK_LEASE)
-            warnings = matches.store.claim_warnings(now(), CLOCK_CLAIM, CLOCK_LEASE)
-        except STORAGE_ERRORS as exc:
-            delay = _wait_for_redis("clocks", exc, delay)
-            continue
-        delay = BACKOFF[0]
-        if not due and not warnings:
-            time.sleep(CLOCK_POLL)
-        for match_id in due:
-            try:
-                jobs.hand_over(matches, match_id)
-            except Exception:  # one match's failure must not stop every clock: due again after the lease
-                log.exception("clocks: timeout of match %s failed", match_id)
-        for match_id, version in warnings:
-            try:
-                jobs.clock_warning(matches, match_id, version)
-            except Exception:  # as a timeout's: claimed again after the lease
-                log.exception("clocks: clock warning of match %s failed", match_id)
-        try:
-            sweeper.tick(time.time())  # at most once a second; marks are the committers' epoch seconds
-        except STORAGE_ERRORS as exc:  # the next claim waits for Redis; the sweep's cursor stays
-            log.warning("feeds: outbox sweep deferred, redis unavailable (%s)", exc)
-        except Exception:  # a bug in the sweep must not stop the clocks
-            log.exception("feeds: the outbox sweep failed")
-        try:  # seeks expired, filled with bots or left paired by a dead process; challenges expired
-            matchmaking.tick(time.time())
-        except STORAGE_ERRORS as exc:
-            log.warning("matchmaking: sweep deferred, redis unavailable (%s)", exc)
-        except Exception:  # as the outbox sweep's
-            log.exception("matchmaking: the sweep failed")
-        try:  # tournaments due to start, or left half scheduled by a dead process
-            tournaments.tick(time.time())
-        except STORAGE_ERRORS as exc:
-            log.warning("tournaments: sweep deferred, redis unavailable (%s)", exc)
-        except Exception:  # as the outbox sweep's
-            log.exception("tournaments: the sweep failed")
+            delay = wait_for_redis("sweeper", exc, delay)
 
 
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:
@@ -436,7 +363,7 @@ def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(L
                 target=run_sweeps, args=(config.queue_url, config.sweep_seconds, os.getpid()), daemon=True
             )
         )
-        children.append(fork.Process(target=keep_clocks, args=(config, os.getpid()), daemon=True))
+        children.append(fork.Process(target=keep, args=(config, os.getpid()), daemon=True))
     children += [
         fork.Process(target=serve_lane, args=(config, lane), kwargs={"burst": burst}) for lane in lanes[:-1]
     ]

@@ -108,8 +108,13 @@ async function main(base: string, adminToken: string): Promise<void> {
   const results = await app.call<Answer<"getTournamentResults", 200>>("GET", `/v1/tournaments/${made.id}/results`);
   const csv = await app.send("GET", `/v1/tournaments/${made.id}/results?format=csv`, undefined, { Accept: "text/csv" });
   const listed = await app.call<Answer<"listTournaments", 200>>("GET", "/v1/tournaments?status=finished");
-  const afterwards = await ann.call<Answer<"getMyEvents", 200>>("GET", "/v1/me/events");
-  const over = afterwards.events.find((e) => e.type === "tournament_over" && e.tournament_id === made.id);
+  // The entrants hear of the end from the workers' scheduler, moments after the last move.
+  let over: Schemas["FeedEntry"] | undefined;
+  for (let tries = 0; over === undefined && tries < 100; tries++) {
+    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    const afterwards = await ann.call<Answer<"getMyEvents", 200>>("GET", "/v1/me/events");
+    over = afterwards.events.find((e) => e.type === "tournament_over" && e.tournament_id === made.id);
+  }
 
   // Ann's own: her token enters her and a built-in bot; she cancels it, and its match is aborted.
   const own: Schemas["CreateTournament"] = {

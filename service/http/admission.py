@@ -18,9 +18,10 @@ import gevent
 from gevent import monkey
 
 from service.encoding import dumps_bytes
+from service.live.wire import Wire
 
 if TYPE_CHECKING:
-    from service.live import Subscription, Wire
+    from service.live.subscription import Subscription
 
 
 #: Redis connections a process may open beyond one per active request (the live-event reader's).
@@ -117,14 +118,13 @@ def chunk(body: bytes) -> bytes:
 
 def stream_wire(environ: dict[str, Any]) -> Wire | None:
     """The connection of a streaming response, for the live reader to write to itself
-    (:class:`service.live.Wire`); ``None`` where that is not safe, and the stream's greenlet writes
+    (:class:`service.live.wire.Wire`); ``None`` where that is not safe, and the stream's greenlet writes
     everything as before: outside the gevent worker (the test client), and where the response is not
     in chunks (an HTTP/1.0 client, whose body ends with the connection; a ``HEAD``).
 
     The server writes the response's head and the stream's first lines, then the reader writes
     whole chunks on the same socket, never while the stream's own greenlet writes (see
-    :meth:`service.live.Wire.offer`), and the server writes the last chunk after the stream ended."""
-    from service.live import Wire  # the live layer is below this one; imported here for the cycle
+    :meth:`service.live.wire.Wire.offer`), and the server writes the last chunk after the stream ended."""
 
     sock = environ.get("gunicorn.socket")
     if (

@@ -10,39 +10,21 @@ from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
 from engine.core import Game
-from engine.registry import GAMES
-from service import logs
-from service.accounts_store import AccountStore
+from service import wiring
 from service.config import Config
-from service.http import admission, errors, http_policy, limits
-from service.http.api import EXTENSION, Services, idempotency, register_blueprints
+from service.http import admission, errors, http_policy, limits, request_log
+from service.http.api import idempotency, register_blueprints
+from service.http.context import EXTENSION, Services
 from service.http.json_provider import OrjsonProvider
 from service.http.metrics import Metrics
 from service.http.routing import RememberingMap
 from service.http.schemas.errors import ErrorSchema
 from service.http.spec import describe_match_request, register_components
-from service.live import LiveEvents
-from service.matches.accounts import Accounts
-from service.matches.challenges import Challenges
-from service.matches.identity import READ, Caller
-from service.matches.operations import Matches
-from service.matches.seeks import Seeks
-from service.seeks_store import SeekStore
-from service.store import MatchMeta, connect_store
+from service.live.hub import LiveEvents
+from service.storage.matches import connect_store
 
 #: A placeholder URL for apps that never touch Redis (``tabletop spec``): redis-py connects lazily.
 OFFLINE_REDIS_URL = "redis://localhost:6379/0"
-
-
-class SeatLoggingMatches(Matches):
-    """:class:`Matches` that notes the caller's seat for the access line: the seat is known only once
-    the token has been checked against the match, inside the operation."""
-
-    @staticmethod
-    def caller(meta: MatchMeta, who: Caller, *, required: bool, scope: str = READ) -> int | None:  # type: ignore[override]  # one body for both of the base's overloads
-        seat = Matches.caller(meta, who, required=required, scope=scope)
-        logs.annotate(seat=seat)
-        return seat
 
 
 class TabletopFlask(Flask):
@@ -80,8 +62,6 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     """The API application.  ``games`` defaults to :data:`engine.registry.GAMES`; tests inject others."""
     if config is None:
         config = Config.from_env()
-    if games is None:
-        games = GAMES
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set (tabletop serve starts a private Redis without it)")
     app = TabletopFlask("tabletop")
@@ -109,41 +89,49 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         timeout=config.redis_timeout_seconds,
         max_connections=config.max_active_requests + admission.SPARE_REDIS_CONNECTIONS,
     )
-    account_store = AccountStore(store.redis)
+    domain = wiring.build(config, store=store, games=games, seen=_note_seat)
     live = LiveEvents(
         store,
-        accounts=account_store,
+        accounts=domain.accounts.store,
         max_waiters=config.max_waiters,
         confirm_timeout=2 * config.redis_timeout_seconds,
         batch_seconds=config.stream_batch_seconds,
         heartbeat_seconds=config.heartbeat_seconds,
         credential_check_seconds=config.credential_check_seconds,
     )
-    logs.install(app)  # first: every later hook, the rate limiter included, runs with a request id
+    request_log.install(app)  # first: every later hook, the rate limiter included, runs with a request id
     limits.install(app, config, store.redis)  # counters beside the match state (a cluster too)
     http_policy.install(app, config)
     metrics = Metrics(store, live)
-    accounts = Accounts(account_store, config)
-    matches = SeatLoggingMatches(store, games, config, accounts=accounts)
-    seeks_store = SeekStore(store.redis)
     app.extensions[EXTENSION] = Services(
-        config,
-        matches,
-        metrics,
-        live,
-        accounts,
-        Seeks(matches, seeks_store),
-        Challenges(matches, seeks_store),
+        config=config,
+        matches=domain.matches,
+        metrics=metrics,
+        live=live,
+        accounts=domain.accounts,
+        seeks=domain.seeks,
+        challenges=domain.challenges,
+        webhooks=domain.webhooks,
+        ratings=domain.ratings,
+        tournaments=domain.tournaments,
+        tournament_scheduler=domain.tournament_scheduler,
+        outbox=domain.outbox,
     )
     idempotency.install(app, config, store.redis)  # Idempotency-Key records, beside the match state
     plugins = [limits.RateLimitDoc(), idempotency.IdempotencyDoc()]
     api = TabletopApi(app, spec_kwargs={"extra_plugins": plugins})
-    register_components(api.spec, games)
+    register_components(api.spec, domain.games)
     register_blueprints(app, api)
-    describe_match_request(api.spec, games)
+    describe_match_request(api.spec, domain.games)
     errors.register(app)
     metrics.install(app)
     app.wsgi_app = admission.Admission(  # type: ignore[method-assign]
         app.wsgi_app, config.max_active_requests, config.queue_timeout_seconds
     )
     return app
+
+
+def _note_seat(seat: int | None) -> None:
+    """The access line notes the caller's seat: known only once the token has been checked against
+    the match, inside the match operation (:meth:`service.domain.matches.reading.MatchReading.caller`)."""
+    request_log.annotate(seat=seat)

@@ -13,8 +13,7 @@ from flask import Flask, Response, jsonify
 from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
-from service.live import CredentialRevoked, TooManyWaiters
-from service.matches.errors import (
+from service.domain.errors import (
     Conflict,
     Forbidden,
     Illegal,
@@ -26,7 +25,9 @@ from service.matches.errors import (
     Unauthorized,
     VersionRequired,
 )
-from service.store import ReplicasMissing
+from service.live.caps import TooManyWaiters
+from service.live.credentials import CredentialRevoked
+from service.storage.client import ReplicasMissing
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 headers that tell a client how much budget it has left before it is refused.
 
 Counting in Redis (not in each process) makes a limit hold across every gunicorn worker and API pod.
-Each request is counted under the partitions of its credential (:func:`service.http.identity.
+Each request is counted under the partitions of its credential (:func:`service.http.context.
 current_caller`), each a scope with its own setting:
 
 ========  ===========================================  ======================================
@@ -55,12 +55,11 @@ from limits import RateLimitItem, parse_many
 
 from service import auth
 from service.config import Config
-from service.http.api import current_caller, services
-from service.http.api.quota import QUOTAS
+from service.domain.errors import NotFound, Unauthorized
+from service.domain.identity import ANONYMOUS_CALLER, APP, PLAYER, Caller
+from service.http.context import current_caller, services
 from service.http.errors import ApiError
-from service.matches.errors import NotFound, Unauthorized
-from service.matches.identity import ANONYMOUS_CALLER, APP, PLAYER, Caller
-from service.store import STORAGE_ERRORS
+from service.storage.client import STORAGE_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +115,11 @@ def app_rate(config: Config, app_limits: dict[str, Any]) -> str:
         _WARNED.add(repr(own))  # once per process: it would be every request of that app
         log.warning("ignoring an app's malformed rate limit %r", own)
     return valid_rate(own) or config.rate_limit_app
+
+
+#: Where :func:`install` keeps the app's :class:`Quotas` (``app.extensions[QUOTAS]``), for the view
+#: of an app's own limits and usage (:mod:`service.http.api.quota`).
+QUOTAS = "tabletop.quotas"
 
 
 # -- who is counted ---------------------------------------------------------------------------------

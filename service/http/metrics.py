@@ -23,8 +23,8 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from service.live import COUNTS, LiveEvents
-from service.store import Store
+from service.live.hub import COUNTS, LiveEvents
+from service.storage.matches import Store
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: The methods that get a label of their own; any other (a client may send any token) is ``other``,
@@ -78,7 +78,7 @@ class Metrics:
             feeds.set(matches)
 
         live.report = report
-        # The live reader's work (service/live.py COUNTS), summed over the server processes: per
+        # The live reader's work (service.live.hub.COUNTS), summed over the server processes: per
         # committed event it grows with the processes and the seats watched, not with the waiters.
         described = {
             "topic_reads": "Topics the live readers read on a notification",

@@ -34,10 +34,10 @@ from flask import Flask
 from engine.core import Game
 from service.events import OVER
 from service.http.schemas.events import EVENT_ID, SERVICE_EVENTS
-from service.live import CREDENTIAL_REVOKED, REVOKED_REASONS
-from service.store import STATUSES
+from service.live.credentials import CREDENTIAL_REVOKED, REVOKED_REASONS
+from service.storage.matches import STATUSES
 
-#: Fields the service adds to a game's result (service/matches/operations.py), never required.
+#: Fields the service adds to a game's result (service/domain/matches/operations.py), never required.
 SERVICE_RESULT_FIELDS: dict[str, Any] = {
     "resigned": {
         "type": "array",
@@ -515,7 +515,7 @@ def _referenced(node: Any, schemas: dict[str, Any]) -> set[str]:
 def _request_defaults_described(spec: APISpec) -> None:
     """In the components only requests use, an optional property's default is said in its description
     rather than as ``default``: openapi-typescript types a property with a default as always present
-    (its ``defaultNonNullable``, meant for responses), so a request leaving it out, as the README's do,
+    (its ``defaultNonNullable``, meant for responses), so a request leaving it out, as the docs' examples do,
     failed ``tsc --strict``.  The server applies the default; a client that leaves the field out gets it.
     Components that answers also use keep their defaults (there every field is sent)."""
     schemas = spec.components.schemas

@@ -462,8 +462,12 @@ def tournament(team: Integration, rng: random.Random) -> str:
     assert export.standings == done.standings
     listed = list_tournaments.sync(client=team.players["ann"], status=ListTournamentsStatus.FINISHED)
     assert isinstance(listed, TournamentList) and [t.id for t in listed.tournaments] == [made.id], listed
-    for pid in ("ann", "bob"):
-        (over,) = [e for e in team.feed(pid) if e.type_ is FeedEntryType.TOURNAMENT_OVER]
+    for pid in ("ann", "bob"):  # told by the workers' scheduler, moments after the last move
+        deadline = time.monotonic() + 10
+        while not (ends := [e for e in team.feed(pid) if e.type_ is FeedEntryType.TOURNAMENT_OVER]):
+            assert time.monotonic() < deadline, f"{pid} was not told the tournament is over"
+            time.sleep(0.1)
+        (over,) = ends
         (line,) = [s for s in done.standings if done.entrants[s.entrant].player == pid]
         assert (over.tournament_id, over.rank, over.points) == (made.id, line.rank, line.points), over
 

@@ -1,12 +1,13 @@
-"""The README's client examples work when copied: each marked ``sh`` block runs with bash against
-``tabletop serve`` in development mode (private Redis, a bot worker beside the API), as a reader
-following the README would run it."""
+"""The README's client examples (and the marked ones of the guides in docs/) work when copied: each
+marked ``sh`` block runs with bash against ``tabletop serve`` in development mode (private Redis, a bot
+worker beside the API), as a reader following the README would run it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import re
+import signal
 import subprocess
 import sys
 import time
@@ -16,19 +17,13 @@ from pathlib import Path
 import pytest
 
 from bench.api import free_port
+from bench.procs import descendants
 from tabletop_client import ApiError, Client
+from tests.docs.pages import ALL, block
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-#: The admin token the README's "Apps and players" starts the development server with.
+#: The admin token "Apps and players" (docs/api/apps-and-players.md) starts the development server with.
 ADMIN_TOKEN = "dev-admin-secret"
-
-
-def block(marker: str) -> str:
-    """The ``sh`` block that follows ``<!-- marker: ... -->`` in the README."""
-    found = re.search(rf"<!-- {marker}:[^>]*-->\n```sh\n(.*?)\n```", README, re.S)
-    assert found, f"no {marker} block in README.md"
-    return found.group(1)
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +46,21 @@ def api(tmp_path_factory) -> Iterator[str]:
                 time.sleep(0.2)
         yield f"http://127.0.0.1:{port}"
     finally:
+        kill_bot_worker(proc)
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def kill_bot_worker(serve: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the bot worker below ``tabletop serve`` with its lanes: its warm stop takes seconds even
+    when idle, and nothing here checks it.  ``serve`` itself is left to stop with SIGTERM, so that it
+    removes its private Redis."""
+    worker = [b"-m", b"service.cli", b"worker"]
+    for pid in descendants(serve.pid)[1:]:
+        with contextlib.suppress(OSError):  # gone meanwhile
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[1:4] == worker:
+                for below in descendants(pid):
+                    os.kill(below, signal.SIGKILL)
 
 
 def run(script: str, api: str) -> list[str]:
@@ -81,7 +89,7 @@ def test_the_bot_hint_example_waits_for_the_turn_and_reads_the_hint(api):
 
 
 def test_the_apps_and_players_walkthrough_plays_through_player_tokens_and_the_feed(api):
-    assert f"TABLETOP_ADMIN_TOKEN={ADMIN_TOKEN} ./dev.sh serve" in README
+    assert f"TABLETOP_ADMIN_TOKEN={ADMIN_TOKEN} ./dev.sh serve" in ALL
     lines = run(block("apps-and-players"), api)
     app, ann, bob, token, match, mine = (json.loads(line) for line in lines[:6])
     assert (

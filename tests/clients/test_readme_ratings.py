@@ -1,23 +1,22 @@
-"""The README's "Ratings, leaderboards and challenges" works when copied (issue 27 point 8): its ``sh``
-block runs with bash, curl and jq against ``tabletop serve`` in development mode, with the app key and
-the players' tokens of "Apps and players" (``$APP``, ``$ANN``, ``$BOB``): Ann challenges Bob to a rated
-match, Bob accepts, they play it out, and the results export, Ann's ratings and both leaderboards say
-what the match did.  The section documents every operation of issue 27's ratings and names the
-challenge operations, linking to "Finding a match" for them rather than repeating it."""
+"""The "Ratings, leaderboards and challenges" page (docs/api/ratings.md) works when copied (issue 27 point
+8): its ``sh`` block runs with bash, curl and jq against ``tabletop serve`` in development mode, with the
+app key and the players' tokens of "Apps and players" (``$APP``, ``$ANN``, ``$BOB``): Ann challenges Bob
+to a rated match, Bob accepts, they play it out, and the results export, Ann's ratings and both
+leaderboards say what the match did. The section documents every operation of issue 27's ratings and
+names the challenge operations, linking to "Finding a match" for them rather than repeating it."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from typing import Any
 
 import pytest
 
 from tabletop_client import AppClient, Client
-from tests.clients.test_readme import ADMIN_TOKEN, README, api, block  # noqa: F401  (api: the fixture)
-from tests.service.test_readme_accounts import section
+from tests.clients.test_readme import ADMIN_TOKEN, api  # noqa: F401  (api: the fixture)
+from tests.docs.pages import block, section
 
 pytestmark = pytest.mark.timeout(300)
 BUILTINS = ["builtin:easy", "builtin:hard", "builtin:normal", "builtin:random"]
@@ -87,7 +86,7 @@ def test_the_section_documents_ratings_and_leaderboards_and_links_finding_a_matc
         assert f"`{route}" in text, route
     for word in ("mu", "sigma", "ordinal", "rank", "history", "next_cursor", "builtin:<level>", "?pool=bots"):
         assert f"`{word}" in text, word
-    assert text.count("[Finding a match](#finding-a-match)") >= 2
-    assert re.search(r"^## Finding a match$", README, re.M), "the section it links to"
+    assert text.count("[Finding a match](matchmaking.md)") >= 2
+    assert "/v1/seeks" in section("Finding a match"), "the page it links to"
     # Seeks are documented there, not here: no seek request in this section's walkthrough.
     assert "/v1/seeks" not in block("ratings")

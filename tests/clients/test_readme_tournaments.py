@@ -1,8 +1,8 @@
-"""The README's "Tournaments" works when copied (issue 31): its ``sh`` block runs with bash, curl and jq
-against ``tabletop serve`` in development mode (private Redis, the bot worker beside the API): three
-bots play a round robin to the end, the standings and the CSV export say what the matches did, and a
-tournament set to start later is cancelled.  The section documents every operation, the points and
-the tie-breaks, and the command line."""
+"""The "Tournaments" page (docs/api/tournaments.md) works when copied (issue 31): its ``sh`` block runs with
+bash, curl and jq against ``tabletop serve`` in development mode (private Redis, the bot worker beside
+the API): three bots play a round robin to the end, the standings and the CSV export say what the matches
+did, and a tournament set to start later is cancelled. The section documents every operation, the points
+and the tie-breaks, and the command line."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import csv
 import io
 import json
 import os
-import re
 import subprocess
 
 import pytest
 
 from tabletop_client import AppClient
-from tests.clients.test_readme import README, api, block  # noqa: F401  (api: the fixture)
-from tests.service.test_readme_accounts import section
+from tests.clients.test_readme import api  # noqa: F401  (api: the fixture)
+from tests.docs.pages import block, section, where
 
 pytestmark = pytest.mark.timeout(300)
 NAMES = {"Random A", "Random B", "Easy bot"}
@@ -103,4 +102,6 @@ def test_the_section_documents_every_operation_the_rules_and_the_command() -> No
         assert f"`{word}" in text, word
     assert "1 point per opponent who finished below it and 1/2 per opponent tied" in text
     assert "then `wins`" in text and "then `buchholz`" in text and "then entry order" in text
-    assert re.search(r"<!-- tournament-cli: tests/e2e/test_tournament_cli.py runs this block -->", README)
+    assert where("tournament-cli") == where("tournaments")  # the command line beside the API's walkthrough
+    marker = "<!-- tournament-cli: tests/e2e/test_tournament_cli.py runs this block -->"
+    assert marker in section("Tournaments")

@@ -1,7 +1,7 @@
-"""The README's "Receiving webhooks" works when copied (issue 26 point 8): its ``sh`` block registers an
-endpoint with curl against ``tabletop serve`` in development mode (which allows a receiver on
-127.0.0.1) and starts the README's own Python receiver, whose exact text is run here; the delivery
-lane of the development server's worker delivers the ping and then a real ``your_turn``, and the
+"""The "Receiving webhooks" page (docs/api/webhooks.md) works when copied (issue 26 point 8): its ``sh``
+block registers an endpoint with curl against ``tabletop serve`` in development mode (which allows a
+receiver on 127.0.0.1) and starts the page's own Python receiver, whose exact text is run here; the
+delivery lane of the development server's worker delivers the ping and then a real ``your_turn``, and the
 receiver verifies each with the ``standardwebhooks`` library (a forged one it refuses)."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,17 +23,11 @@ import pytest
 
 from bench.api import free_port
 from tabletop_client import AppClient, Client
-from tests.clients.test_readme import ADMIN_TOKEN, README, api, block  # noqa: F401  (api: the fixture)
+from tests.clients.test_readme import ADMIN_TOKEN, api  # noqa: F401  (api: the fixture)
+from tests.docs.pages import block
 
 pytestmark = pytest.mark.timeout(300)
 T = TypeVar("T")
-
-
-def python_block(marker: str) -> str:
-    """The ``python`` block that follows ``<!-- marker: ... -->`` in the README."""
-    found = re.search(rf"<!-- {marker}:[^>]*-->\n```python\n(.*?)\n```", README, re.S)
-    assert found, f"no {marker} block in README.md"
-    return found.group(1)
 
 
 def until(what: str, check: Callable[[], T | None], seconds: float = 60.0) -> T:
@@ -52,7 +45,7 @@ def test_the_webhooks_walkthrough_delivers_signed_messages_to_the_readmes_receiv
     api: str,  # noqa: F811  (the fixture imported above)
     tmp_path: Path,
 ) -> None:
-    receiver = python_block("webhook-receiver")
+    receiver = block("webhook-receiver", "python")
     assert len(receiver.splitlines()) <= 20  # "a ten-line verifying receiver", give or take imports
     (tmp_path / "receiver.py").write_text(receiver, encoding="utf-8")
     admin = Client(api)

@@ -1,7 +1,7 @@
 """The Python client's webhook calls (issue 26, points 1 and 4): every operation of
 ``/v1/apps/me/webhooks`` through :class:`tabletop_client.AppClient`, against a real ``tabletop serve``
 over a real Redis, as an integrator's server would make them.  (Delivery to a receiver is the lane's:
-tests/workers/test_webhook_delivery.py and the README walkthrough, tests/clients/test_readme_webhooks.py.)"""
+tests/workers/test_webhook_delivery.py and the docs' walkthrough, tests/clients/test_readme_webhooks.py.)"""
 
 from __future__ import annotations
 

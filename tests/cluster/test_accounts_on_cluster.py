@@ -10,7 +10,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from service.matches import feed
+from service.domain.feeds import feed
 from tests.service.conftest import bearer
 from tests.service.test_accounts import ADMIN, Backend, play_one
 
@@ -64,7 +64,7 @@ def test_the_sweep_alone_drains_an_outbox_into_the_feeds_on_the_cluster(
     backend = Backend(c)
     svc = c.application.extensions["tabletop"]
     store = svc.accounts.store
-    outbox = svc.matches.outboxes
+    outbox = svc.outbox
     drain = outbox.drain
     outbox.drain = lambda match_id: 0  # type: ignore[method-assign]  # the committer dies before its drain
     try:

@@ -13,7 +13,9 @@ from flask import Flask
 
 from devtools.private_cluster import PrivateCluster
 from service.http.app import create_app
-from service.seeks_store import Pool, challenge_key, player_slot_key
+from service.storage.accounts import player_slot_key
+from service.storage.challenges import challenge_key
+from service.storage.seeks import Pool
 from tests.cluster.conftest import cluster_config
 from tests.service.conftest import TEST_GAMES
 from tests.service.test_accounts import ADMIN

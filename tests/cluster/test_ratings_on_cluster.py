@@ -12,8 +12,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.matches.operations import Matches
 from service.http.app import create_app
-from service.matches.operations import Matches
+from service.http.context import Services
 from tests.cluster.conftest import cluster_config
 from tests.service.conftest import TEST_GAMES
 from tests.service.test_accounts import ADMIN
@@ -41,9 +42,14 @@ def app(redis_client: Any, cluster: Any, queue_url: str) -> Flask:
 
 
 @pytest.fixture
-def matches(app: Flask) -> Matches:
-    found: Matches = app.extensions["tabletop"].matches
+def services(app: Flask) -> Services:
+    found: Services = app.extensions["tabletop"]
     return found
+
+
+@pytest.fixture
+def matches(services: Services) -> Matches:
+    return services.matches
 
 
 @pytest.fixture

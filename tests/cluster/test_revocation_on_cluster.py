@@ -9,9 +9,10 @@ import time
 from typing import Any
 
 from devtools.private_cluster import PrivateCluster
+from service.domain.identity import APP, Caller
 from service.http.app import create_app
-from service.live import Credential, Topic
-from service.matches.identity import APP, Caller
+from service.live.credentials import Credential
+from service.live.topics import Topic
 from tests.cluster.conftest import cluster_config
 from tests.service.conftest import TEST_GAMES
 from tests.service.test_revocation_live import (  # noqa: F401

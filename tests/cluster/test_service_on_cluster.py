@@ -53,22 +53,22 @@ def test_rate_limits_count_on_the_cluster(redis_client, cluster, queue_url):
 
 
 def test_clocks_time_out_and_the_sweep_restores_deadlines_on_the_cluster(redis_client, cluster, queue_url):
-    from service.matches.operations import Matches
-    from service.store import connect_store
+    from service.storage.matches import connect_store
+    from service.wiring import build
     from tests.cluster.conftest import cluster_config
     from tests.service.conftest import TEST_GAMES
     from workers import jobs
 
     config = cluster_config(cluster, queue_url)
     start = 1_000_000.0
-    matches = Matches(connect_store(config), TEST_GAMES, config, clock=lambda: start)
+    matches = build(config, store=connect_store(config), games=TEST_GAMES, clock=lambda: start).matches
     seats = [{"name": "a", "kind": "human"}, {"name": "b", "kind": "human"}]
     control = {"per_move_seconds": 5, "on_timeout": "random"}
     doc = matches.create(
         {"game": "high_card", "seats": seats, "options": {}, "seed": 1, "time_control": control}
     )
-    matches.store.set_deadline(doc["id"], None)  # as if lost between the commit and the index write
+    matches.store.clocks.set_deadline(doc["id"], None)  # as if lost between the commit and the index write
     jobs.sweep_matches(matches)
-    assert matches.store.claim_due(start + 6, 10, 30) == [doc["id"]]
+    assert matches.store.clocks.claim_due(start + 6, 10, 30) == [doc["id"]]
     assert jobs.time_out(matches, doc["id"], at=start + 6) == jobs.MOVED
     assert matches.meta(doc["id"]).clock["timeouts"][doc["to_move"]] == 1

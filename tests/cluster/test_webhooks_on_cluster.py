@@ -1,4 +1,4 @@
-"""Webhooks on a Redis Cluster (issue 26; the layout is :mod:`service.webhooks_store`'s): every key of
+"""Webhooks on a Redis Cluster (issue 26; the layout is :mod:`service.storage.webhooks`'s): every key of
 an app's webhooks carries the app's hash tag ``{a:<app>}``, so creating, rotating and deleting an
 endpoint, queueing a note, claiming, recording an outcome and redelivering are each one script on one
 slot, and the one global key, the due index ``tt:webhooks:due``, is only ever touched by scripts of its
@@ -32,7 +32,7 @@ from bench.webhook_receiver import ReceiverProcess
 from devtools.private_cluster import PrivateCluster
 from service.config import Config
 from service.http.app import create_app
-from service.webhooks_store import wh_key
+from service.storage.webhooks import wh_key
 from tests.cluster.conftest import cluster_config
 from tests.reliability.test_webhooks_reliability import check_deliveries, delivered, due
 from tests.service import test_webhooks_api as api_tests

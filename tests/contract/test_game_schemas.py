@@ -53,7 +53,7 @@ def configurations() -> list[tuple[str, int, dict[str, Any]]]:
 
 
 def client_event(ev: dict[str, Any], n: int) -> dict[str, Any]:
-    """An engine event as the service delivers it (service.live.client_event)."""
+    """An engine event as the service delivers it (service.live.shaping.client_event)."""
     return {"id": f"{n}-1", **{k: v for k, v in ev.items() if k != "visible_to"}}
 
 

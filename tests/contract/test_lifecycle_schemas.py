@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.matches.operations import Matches
+from service.domain.matches.operations import Matches
 from tests.contract.test_game_schemas import (  # noqa: F401  (client: the module's fixture)
     check,
     client,

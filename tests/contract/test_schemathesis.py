@@ -25,8 +25,8 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
 from service.config import Config
+from service.domain.identity import APP, SCOPES, Caller
 from service.http.app import OFFLINE_REDIS_URL, create_app
-from service.matches.identity import APP, SCOPES, Caller
 from tests.service.conftest import TEST_GAMES, make_config
 
 EXAMPLES = 20
@@ -153,11 +153,11 @@ class Live:
         challenge = svc.challenges.create(key, {"game": "high_card", "players": [mover], "player": other})
         # Issue 26: a webhook endpoint (a public address: no DNS asked; no lane runs, nothing is sent)
         # and a message of it, for the paths naming them.
-        endpoint = svc.matches.webhooks.create(made["id"], "https://93.184.216.34/contract", None, "")
-        message = svc.matches.webhooks.ping(made["id"], endpoint["id"])
+        endpoint = svc.webhooks.create(made["id"], "https://93.184.216.34/contract", None, "")
+        message = svc.webhooks.ping(made["id"], endpoint["id"])
         # Issue 31: a running tournament of the app (ann and bob, one match each way), for the paths
         # naming one: read by either credential, its results exported, cancelled by the key.
-        tournament = svc.matches.tournaments.create(
+        tournament = svc.tournaments.create(
             {"game": "high_card", "players": 2, "entrants": [{"player": "ann"}, {"player": "bob"}]}, key
         )
         return {
@@ -283,7 +283,7 @@ def state_machine(app):
                 # (no token to send); creating bot seats is covered by the stateless cases.
                 seats = case.body.get("seats")
                 # (Open seats too: a waiting match has no decision to reach; joins are fuzzed stateless.)
-                # Plain names: the name rule (service.matches.names) refuses what the schema cannot express
+                # Plain names: the name rule (service.domain.names) refuses what the schema cannot express
                 # (invisible and bidirectional characters), and names are fuzzed stateless.
                 if isinstance(seats, list) and all(isinstance(s, dict) for s in seats):
                     case.body["seats"] = [{"name": f"p{i}"} for i in range(len(seats))]

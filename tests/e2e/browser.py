@@ -14,7 +14,7 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
-#: Where screenshots go: docs/ when retaking the README's pictures (TABLETOP_SCREENSHOT_DIR=docs), else
+#: Where screenshots go: docs/ when retaking the docs' pictures (TABLETOP_SCREENSHOT_DIR=docs), else
 #: the test's temporary directory (a test run leaves the checkout alone).
 SCREENSHOT_DIR = os.environ.get("TABLETOP_SCREENSHOT_DIR")
 

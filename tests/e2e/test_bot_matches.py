@@ -22,7 +22,7 @@ from rq.job import Job, JobStatus
 from bench.api import free_port, start_server
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
-from service.matches.bots import bot_job_id
+from service.domain.matches.bots import bot_job_id
 from tabletop_client import ApiError, Client
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@
 ``tabletop worker``): it must run, measure every probe in both phases, and show app Y's bot decisions,
 timeouts and hints unharmed by X's flood, within margins a loaded 2-core machine keeps.  Before the
 fair lanes, Y's bot turn and timeout waited behind X's whole flood (8 s here, 60 s at full size) and its
-hint never came.  The full run and its figures are in the README's "Bots" section."""
+hint never came.  The full run and its figures are in docs/benchmarks.md, "Fair lanes benchmark"."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """bench/ladder.py and bench/seeks.py (issue 27, point 7) end to end at a tiny scale, with real processes
 (Redis, ``tabletop serve``, ``tabletop worker``): they must keep running, and what they print must add
-up.  The full runs and their figures are in the README's "Ratings benchmark"."""
+up.  The full runs and their figures are in docs/benchmarks.md, "Ratings benchmark"."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ def test_the_crowd_bench_scales_and_prints_the_per_event_figures(capsys):
         # The readers count what they hand out, not what a new stream's backlog carries: with matches
         # played at machine speed and followers moving to each new match, much arrives that way, so
         # the share varies widely (0.7 to 0.96 alone, 0.12 beside the rest of the suite; about 1.00
-        # with paced matches, README).
+        # with paced matches, docs/benchmarks.md).
         counted = rows["deliveries counted by the server per event received (both crowd windows)"][column]
         assert 0 < number(counted) < 5
         # The spectators' long-polls that read no match (the first after each commit in a process

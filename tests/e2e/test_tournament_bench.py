@@ -1,7 +1,7 @@
 """bench/tournament.py (issue 31, point 5) end to end at a tiny scale (``--quick``: 8 matches with 1, then
 2 workers), with real processes (Redis, ``tabletop serve``, ``tabletop worker``): it must run, its checks
-must hold, and what it prints must add up.  The full run and its figures are in the README's
-"Tournament benchmark"."""
+must hold, and what it prints must add up.  The full run and its figures are in
+docs/benchmarks.md, "Tournament benchmark"."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_the_cost_bench_creates_and_cancels_a_9900_match_tournament_in_bounded_t
     """Issue 42 point 3 with real processes (a private Redis, ``tabletop serve``, no worker): one
     creation of a 9,900-match round robin makes no match and queues no job, and its cancel answers
     within 2 s (the bench's own check, exit status 2 if not: a generous bound for constant work, which
-    takes milliseconds).  The comparison with the code before (``--baseline``) is the README's."""
+    takes milliseconds).  The comparison with the code before (``--baseline``) is in docs/benchmarks.md."""
     assert tournament.main(["--cost"]) == 0
     out = capsys.readouterr().out
     row = re.search(r"^after\s+(\d+)\s+([\d.]+)\s+(-?[\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)$", out, re.M)

@@ -2,10 +2,10 @@
 (its private Redis and the bot worker beside it) and the command as a user runs it, in a process of
 its own.
 
-The README's example (its ``tournament-cli`` block) runs a round robin of built-in bots to the end:
-exit 0, the standings printed, the CSV export written (the server's rows), and a PNG chart that
-matplotlib's own reader opens.  ``--follow`` picks up a tournament made elsewhere, with the server and
-credential from the environment; a cancelled tournament exits 1; a command line that cannot work
+The example of docs/api/tournaments.md (its ``tournament-cli`` block) runs a round robin of built-in
+bots to the end: exit 0, the standings printed, the CSV export written (the server's rows), and a PNG
+chart that matplotlib's own reader opens.  ``--follow`` picks up a tournament made elsewhere, with the
+server and credential from the environment; a cancelled tournament exits 1; a command line that cannot work
 exits 2 before anything is made, and so does ``--chart`` without matplotlib, saying how to get it."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tabletop_client import AppClient, Client
-from tests.clients.test_readme import ADMIN_TOKEN, ROOT, api, block  # noqa: F401  (api: the fixture)
+from tests.clients.test_readme import ADMIN_TOKEN, ROOT, api  # noqa: F401  (api: the fixture)
+from tests.docs.pages import block
 from tests.service.test_tournaments_api import CSV_HEADER
 
 pytestmark = pytest.mark.timeout(300)
@@ -54,7 +55,7 @@ def test_the_readme_example_runs_a_round_robin_of_bots_to_the_end(
     key: str,
     tmp_path: Path,
 ) -> None:
-    # The README's block, as a reader pastes it (`tabletop` on the PATH: the venv's bin).
+    # The page's block, as a reader pastes it (`tabletop` on the PATH: the venv's bin).
     env = {**_clean_env(), "API": api, "KEY": key, "PYTHONPATH": str(ROOT)}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     done = subprocess.run(

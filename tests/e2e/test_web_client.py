@@ -2,7 +2,8 @@
 worker: for every game a person starts a match against bots on the start page and plays it to the
 result by clicking the first legal choice each time; a spectator watches an all-bot match to its
 result; a crafted move is refused and the page shows the rule it broke.  Screenshots of every board go
-to docs/ (the README shows them).  The pages may reach nothing but the server (checked on every page)."""
+to docs/ (the README and docs/web-client.md show them).  The pages may reach nothing but the server
+(checked on every page)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from tabletop_client import Client
 from tests.e2e.browser import SCREENSHOT_DIR, confined_page, launch
+from tests.reliability.processes import kill_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Each game with the fewest players it allows: the shortest matches.
@@ -59,11 +61,9 @@ def base_url() -> Iterator[str]:
         worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT)
         try:
             yield f"http://127.0.0.1:{port}"
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
-            server.terminate()
-            server.wait(timeout=30)
+        finally:  # SIGKILL: nothing here checks how they stop, and a warm stop takes seconds
+            kill_tree(worker)
+            kill_tree(server)
 
 
 @pytest.fixture

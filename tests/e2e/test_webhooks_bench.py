@@ -1,7 +1,7 @@
 """bench/webhooks.py end to end at a tiny scale (``--quick``): it must keep running, and what it prints
 must add up: every queued delivery arrived once, every paced move of a healthy app that passed the turn
 was delivered in both phases, and the timing-out endpoints really held requests.  The issue's targets
-(500 deliveries/s, p99 under 1 s) are the full run's, on a quiet machine (README, "Webhook
+(500 deliveries/s, p99 under 1 s) are the full run's, on a quiet machine (docs/benchmarks.md, "Webhook
 benchmark"); here only sanity bounds hold, as the smoke run shares its cores with whatever else runs."""
 
 from __future__ import annotations

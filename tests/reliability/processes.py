@@ -8,6 +8,7 @@ The Redis server listens on a Unix socket at a fixed path in its data directory,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from typing import Any, Self
 import redis
 
 from bench.api import Client, free_port
+from bench.procs import descendants
 from devtools.private_redis import REDIS_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +47,17 @@ def stop(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM, timeou
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def kill_tree(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a process with everything below it, as when its node dies (RQ's scheduler starts a
+    session of its own, so a process group would not hold it).  Also how a test's teardown ends a
+    worker whose stopping it does not check: a warm shutdown takes seconds even when idle (each lane
+    finishes its job and its pop), and lingers for a bot's whole think."""
+    for pid in descendants(proc.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    proc.wait(timeout=10)
 
 
 class RedisServer:

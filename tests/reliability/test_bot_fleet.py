@@ -10,7 +10,6 @@ each, and the sweeper) over a real Redis, behind ``tabletop serve``.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -25,8 +24,8 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 from engine.registry import GAMES
-from service.matches.bots import ANONYMOUS, LANES, bot_job_id, queue_name
-from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call, create_match
+from service.domain.matches.bots import ANONYMOUS, LANES, bot_job_id, queue_name
+from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call, create_match, kill_tree
 
 SWEEP_S, STALL_S = 4, 3
 
@@ -61,13 +60,11 @@ class Fleet:
         return {worker.pid for worker in Worker.all(connection=connection)}
 
     def stop(self) -> None:
+        """SIGKILL every worker with its lanes: a warm shutdown would wait for the long thinking (and
+        takes seconds even when idle); no test here checks how a worker stops."""
         for proc in self.procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            if proc.poll() is None:
+                kill_tree(proc)
 
 
 @pytest.fixture

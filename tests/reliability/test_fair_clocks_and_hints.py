@@ -23,12 +23,11 @@ import pytest
 import redis
 from rq import Queue
 
-from service.matches.bots import ANONYMOUS, TIMEOUT_QUEUE, queue_name
-from service.store import Store, now
+from service.domain.matches.bots import ANONYMOUS, TIMEOUT_QUEUE, queue_name
+from service.storage.matches import Store, now
 from tests.reliability.processes import ApiServer, RedisServer, bearer, call, create_match
 from tests.reliability.test_bot_fleet import Fleet, start_two_workers
-from tests.reliability.test_worker_faults import kill_tree
-from workers.worker import CLOCK_LEASE
+from workers.keeper import CLOCK_LEASE
 
 GAME = "year_of_dragon"
 TWO_HUMANS = [{"name": "ann"}, {"name": "bob"}]
@@ -53,9 +52,7 @@ class Stack:
         self.client = self.api.client()
 
     def close(self) -> None:
-        for proc in self.fleet.procs:  # SIGKILL: a warm shutdown would wait for the long thinking
-            if proc.poll() is None:
-                kill_tree(proc)
+        self.fleet.stop()  # SIGKILL: a warm shutdown would wait for the long thinking
         self.api.stop()
         self.redis_server.stop()
 
@@ -155,7 +152,7 @@ def test_a_claim_lost_with_its_keeper_delays_the_timeout_by_the_short_lease(stac
     # A keeper claims the deadline and dies before handing it over (or its reply is lost): here the test
     # is that keeper, claiming it a little ahead so the real keepers cannot take it first.
     store = Store(redis.Redis.from_url(stack.redis_server.url))
-    assert store.claim_due(deadline + 0.05, 100, CLOCK_LEASE) == [doc["id"]]
+    assert store.clocks.claim_due(deadline + 0.05, 100, CLOCK_LEASE) == [doc["id"]]
     [late] = timeouts_lateness(stack, doc["id"], 1)
     print(f"fair clocks: a timeout whose claim was lost came {late:.2f} s late (lease {CLOCK_LEASE} s)")
     assert CLOCK_LEASE - 0.1 <= late < CLOCK_LEASE + SLACK_S

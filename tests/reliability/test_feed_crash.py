@@ -20,14 +20,14 @@ import pytest
 import redis
 
 from engine.registry import GAMES
-from service.accounts_store import AccountStore
 from service.config import Config
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.outbox import Outbox
-from service.store import connect_store, match_key
-from tests.reliability.processes import ROOT, RedisServer, stop
-from tests.reliability.test_worker_faults import kill_tree
+from service.domain.identity import APP, Caller
+from service.domain.matches.operations import Matches
+from service.domain.outbox.entries import Outbox
+from service.storage.accounts import AccountStore
+from service.storage.matches import connect_store, match_key
+from service.wiring import build
+from tests.reliability.processes import ROOT, RedisServer, kill_tree
 
 PLAYERS = ("ann", "bob", "cy")
 #: Seconds a worker may take to start and deliver (it imports the games, then sweeps once a second).
@@ -51,7 +51,7 @@ def commit_then_die() -> None:
     """The doomed process (run by the test in a subprocess): set up a match, then play until a commit
     has notes for the feeds, and die by SIGKILL where the committer would drain them into the feeds."""
     config = Config.from_env()
-    matches = Matches(connect_store(config), GAMES, config)
+    matches = build(config, store=connect_store(config), games=GAMES).matches
     app, doc = setup_match(matches)
     print(json.dumps({"app": app, "match": doc["id"]}), flush=True)
 
@@ -103,8 +103,7 @@ def start_worker(
         return proc
 
     yield start
-    for proc in procs:
-        stop(proc, timeout=20)
+    for proc in procs:  # SIGKILL: a warm stop takes seconds even when idle, and no test here checks it
         if proc.poll() is None:
             kill_tree(proc)
 
@@ -177,7 +176,7 @@ def test_a_clock_warning_reaches_the_deciding_player_through_a_real_worker(
     client = redis.Redis.from_url(redis_server.url)
     start_worker(clock_warning_seconds=2)
     config = Config(redis_url=redis_server.url, allow_seed=True, clock_warning_seconds=2)
-    matches = Matches(connect_store(config), GAMES, config)
+    matches = build(config, store=connect_store(config), games=GAMES).matches
     give_up = time.monotonic() + DELIVERY_S
     while not client.keys("rq:worker:*"):  # the worker is up (its keeper starts with its lanes)
         assert time.monotonic() < give_up, "the worker never started"

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, create_match, stop
+from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, create_match, kill_tree
 
 CHINA = [{"name": "a"}, {"name": "b"}, {"name": "c"}]
 #: What the issue's target allows between a request and its 503 during a stall.
@@ -115,7 +115,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[RedisServer, ApiServer]]:
             finally:
                 assert redis_server.proc is not None
                 redis_server.proc.send_signal(signal.SIGCONT)  # whatever failed, let everything stop
-                stop(worker)
+                kill_tree(worker)  # not a warm stop: it takes seconds, and no test here checks it
 
 
 def test_with_readyz_probed_every_second_a_redis_stall_is_a_503_with_retry_after_within_2_s(stack):

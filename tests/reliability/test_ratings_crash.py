@@ -32,14 +32,15 @@ import redis
 
 from engine.registry import GAMES
 from service.config import Config
-from service.matches.feed_sweep import sweep_outboxes
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.ratings import MODEL, places, rate
-from service.ratings_store import RatingStore, slot_key
-from service.store import STORAGE_ERRORS, connect_store, match_key
-from tests.reliability.processes import ROOT, RedisServer, stop
-from tests.reliability.test_worker_faults import kill_tree
+from service.domain.identity import APP, Caller
+from service.domain.matches.operations import Matches
+from service.domain.outbox.sweep import sweep_outboxes
+from service.domain.ratings import MODEL, places, rate
+from service.storage.client import STORAGE_ERRORS
+from service.storage.matches import connect_store, match_key
+from service.storage.ratings import RatingStore, slot_key
+from service.wiring import build
+from tests.reliability.processes import ROOT, RedisServer, kill_tree
 from tests.service.conftest import TEST_GAMES
 
 #: Seconds a worker may take to start and sweep (it imports the games, then sweeps once a second).
@@ -77,7 +78,7 @@ def rate_then_die() -> None:
     """The doomed process (run by the test in a subprocess): play a rated match to its end and die by
     SIGKILL in the rating update, between computing the new ratings and writing them."""
     config = Config.from_env()
-    matches = Matches(connect_store(config), GAMES, config)
+    matches = build(config, store=connect_store(config), games=GAMES).matches
     app, caller = make_players(matches, ("ann", "bob"))
     seats = [
         {"kind": "human", "player": "ann"},
@@ -128,8 +129,7 @@ def start_worker(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable
             )
 
     yield start
-    for proc in procs:
-        stop(proc, timeout=20)
+    for proc in procs:  # SIGKILL, with all below it: a warm stop here left lane processes orphaned
         if proc.poll() is None:
             kill_tree(proc)
 
@@ -176,8 +176,8 @@ def test_a_process_killed_mid_update_leaves_the_match_to_the_sweep_which_rates_i
     }
     # The outcome asked for again (a second sweep, a late drain): still once.
     config = Config(redis_url=redis_server.url)
-    matches = Matches(connect_store(config), GAMES, config)
-    assert matches.ratings.record(match_id, outcome) is False
+    ratings = build(config, store=connect_store(config), games=GAMES).ratings
+    assert ratings.record(match_id, outcome) is False
     assert stored_ratings(client, app, CRASH_GAME) == stored
 
 
@@ -234,14 +234,15 @@ def test_redis_killed_before_and_after_a_rating_write_rates_every_match_once(
     redis_server: RedisServer,
 ) -> None:
     config = Config(redis_url=redis_server.url, allow_seed=True)
-    matches = Matches(connect_store(config), TEST_GAMES, config)
+    wired = build(config, store=connect_store(config), games=TEST_GAMES)
+    matches = wired.matches
     app, caller = make_players(matches, PLAYERS)
     season = Season(matches, caller)
     client = redis.Redis.from_url(redis_server.url)
 
     # Redis dies in the 4th rating update before its write, and in the first one from the 10th on
     # (once it is back up) right after its write.
-    store, real_apply = matches.ratings.store, matches.ratings.store.apply
+    store, real_apply = wired.ratings.store, wired.ratings.store.apply
     calls, lock = [0], threading.Lock()
     killed, up = threading.Event(), threading.Event()
     up.set()
@@ -282,7 +283,7 @@ def test_redis_killed_before_and_after_a_rating_write_rates_every_match_once(
     assert len(kills) == 2 and season.storage_errors > 0, kills
 
     # The sweep finishes what the kills left (here called directly, as a worker's keeper does).
-    sweep_outboxes(matches.outboxes, time.time() + 3600, settle=0)
+    sweep_outboxes(wired.outbox, time.time() + 3600, settle=0)
     for match_id in season.ids:
         assert client.llen(match_key(match_id, "outbox")) == 0, match_id
         assert client.hget(match_key(match_id, "meta"), "status") == b"finished"

@@ -35,14 +35,12 @@ import pytest
 from bench.webhook_receiver import ReceiverProcess
 from engine.registry import GAMES
 from service.config import Config
-from service.matches.bots import LANES, BotQueue
-from service.matches.challenges import Challenges
-from service.matches.operations import Matches
-from service.matches.seeks import Seeks, app_caller
-from service.seeks_store import SeekStore
-from service.store import Store, connect, connect_store
-from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call
-from tests.reliability.test_worker_faults import kill_tree
+from service.domain.matches.bots import LANES, BotQueue
+from service.domain.matchmaking.making import app_caller
+from service.storage.client import connect
+from service.storage.matches import Store, connect_store
+from service.wiring import build
+from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call, kill_tree
 
 ADMIN = "revocation-admin"
 GAME = "year_of_dragon"
@@ -170,7 +168,7 @@ class Stack:
         eventually(lambda: queue.live_workers() >= len(LANES), "the worker did not start")
         config = Config(redis_url=self.redis_server.url, **SETTINGS)  # type: ignore[arg-type]
         #: The domain over the same Redis, to look at what the admin API does not show.
-        self.matches = Matches(connect_store(config), GAMES, config)
+        self.domain = build(config, store=connect_store(config), games=GAMES)
 
     def call(self, method: str, path: str, body: Any = None, token: str = ADMIN, api: int = 0) -> Any:
         status, doc = call(self.apis[api].client(), method, path, body, **bearer(token))
@@ -292,21 +290,19 @@ def test_revoking_an_app_reaches_everything_long_lived_within_2_s(stack: Stack) 
         assert body["code"] == "credential_revoked" and body["details"] == {"reason": "app_revoked"}
 
     # The endpoint, the tournament, the seek and the challenge, as the operator sees them.
-    endpoints = {e["id"]: e for e in stack.matches.webhooks.endpoints(backend.id)}
+    endpoints = {e["id"]: e for e in stack.domain.webhooks.endpoints(backend.id)}
     assert endpoints[endpoint["id"]]["status"] == "disabled"
     assert endpoints[endpoint["id"]]["disabled_reason"] == "app_revoked"
     listed = stack.ok("GET", f"/v1/admin/apps/{backend.id}/tournaments")["tournaments"]
     assert [(t["id"], t["status"]) for t in listed] == [(tournament["id"], "cancelled")]
-    seeks = Seeks(stack.matches, SeekStore(stack.matches.store.redis))
-    assert seeks.get(app_caller(backend.id), seek["id"])["status"] == "cancelled"
-    challenges = Challenges(stack.matches, SeekStore(stack.matches.store.redis))
-    assert challenges.get(app_caller(backend.id), challenge["id"])["status"] == "cancelled"
+    assert stack.domain.seeks.get(app_caller(backend.id), seek["id"])["status"] == "cancelled"
+    assert stack.domain.challenges.get(app_caller(backend.id), challenge["id"])["status"] == "cancelled"
     assert stack.call("GET", "/v1/me/events", None, tokens["ann1"])[0] == 401
     assert stack.call("GET", f"/v1/matches/{mid}/events", None, key, api=1)[0] == 401
 
     # Ann's matches of the tournament are aborted after the revocation: her feed gets their ends
     # (entries created after the revocation), the endpoint gets none of them, nor anything else.
-    feed = stack.matches.accounts.store
+    feed = stack.domain.accounts.store
 
     def after_revocation() -> set[tuple[Any, ...]]:
         entries = feed.feed_after(f"{backend.id}:ann", "0-0")

@@ -30,11 +30,11 @@ import pytest
 import redis
 
 from bench.tournament import played_from_export, points_of, standings_of
-from service.matches.bots import LANES, BotQueue
-from service.matches.ratings import places as places_of
-from service.store import Store, connect
-from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call
-from tests.reliability.test_worker_faults import kill_tree
+from service.domain.matches.bots import LANES, BotQueue
+from service.domain.ratings import places as places_of
+from service.storage.client import connect
+from service.storage.matches import Store
+from tests.reliability.processes import ROOT, ApiServer, RedisServer, bearer, call, kill_tree
 from tests.service.test_tournaments_api import CSV_HEADER
 
 GAME = "year_of_dragon"
@@ -126,6 +126,26 @@ class Stack:
                 f"{doc['progress']} at the deadline ({DEADLINE_S} s), status {doc['status']}"
             )
             time.sleep(0.1)
+
+    def wait_over(self, tid: str) -> dict[str, Any]:
+        """Poll until the tournament is over: its last match's end marks it due, and the keeper's sweep
+        finishes it moments later (never the request of the move that ended the match)."""
+        while True:
+            doc = self.get(tid)
+            if doc["status"] in ("finished", "cancelled"):
+                return doc
+            assert time.monotonic() < self.deadline, f"still {doc['status']} at the deadline ({DEADLINE_S} s)"
+            time.sleep(0.1)
+
+    def wait_playing(self, tid: str) -> dict[str, Any]:
+        """Poll until a match of the tournament is under way (the keeper makes the next ones moments
+        after a match's end), or it is over."""
+        while True:
+            doc = self.get(tid)
+            if doc["status"] != "running" or any(m["status"] == "active" for m in doc["matches"]):
+                return doc
+            assert time.monotonic() < self.deadline, f"nothing under way at the deadline ({DEADLINE_S} s)"
+            time.sleep(0.05)
 
     def match(self, match_id: str) -> dict[str, Any]:
         status, doc = call(self.client, "GET", f"/v1/matches/{match_id}", **self.auth)
@@ -233,7 +253,7 @@ def test_a_round_robin_of_the_four_levels_finishes_through_real_workers(stack):
     assert doc["status"] == "running" and doc["progress"]["total"] == 12, doc
     doc = stack.wait_done(doc["id"], 12)
     assert doc["progress"]["done"] == 12, doc["progress"]
-    doc = stack.get(doc["id"])  # finished: read once more, all recorded
+    doc = stack.wait_over(doc["id"])  # finished by the keeper's sweep: all recorded
     assert_complete_and_consistent(stack, doc)
     print("round robin of the levels:", [(r["name"], r["points"], r["wins"]) for r in doc["standings"]])
 
@@ -241,7 +261,7 @@ def test_a_round_robin_of_the_four_levels_finishes_through_real_workers(stack):
 def test_workers_killed_mid_tournament_lose_nothing(stack):
     """Issue 31 point 4: a worker killed mid-tournament loses nothing.  Two workers start; one is
     SIGKILLed (with its lanes, keeper and sweepers) once a few matches are over, the other later, as a
-    match has just ended (its committer was recording the result and scheduling the next), and a
+    match has just ended (its committer was recording the result and marking the tournament due), and a
     restarted worker finishes the tournament alone: the bot sweep re-enqueues the turns lost, the outbox
     sweep records what a dead committer left, the tournament sweep schedules what nobody did."""
     stack.add_workers(2)
@@ -250,7 +270,8 @@ def test_workers_killed_mid_tournament_lose_nothing(stack):
     assert total == 12
     kills = []
     for when in (3, 7):
-        doc = stack.wait_done(tid, when)
+        stack.wait_done(tid, when)
+        doc = stack.wait_playing(tid)
         assert doc["status"] == "running", f"over before the kill at {when}: {doc['progress']}"
         # Matches in play when it dies (the second kill leaves no worker: their turns are lost with it).
         assert any(m["status"] == "active" for m in doc["matches"]), doc["matches"]
@@ -261,6 +282,6 @@ def test_workers_killed_mid_tournament_lose_nothing(stack):
             stack.add_workers(1)  # restarted
     doc = stack.wait_done(tid, total)
     assert doc["progress"]["done"] == total, doc["progress"]
-    doc = stack.get(tid)
+    doc = stack.wait_over(tid)
     assert_complete_and_consistent(stack, doc)
     print(f"killed workers at {kills} matches over; finished {total} of {total}")

@@ -11,14 +11,13 @@ duplicate delivery carries the same id, so a receiver dedups by it), and a match
 order of its commits (first arrivals).
 
 The lanes run with ``TABLETOP_WEBHOOK_RETRY_SECONDS=240`` (the longest pause between two attempts is
-then 10 s, :func:`service.matches.webhooks.retry_pause`), so a receiver back after 30 s hears the
+then 10 s, :func:`service.domain.webhooks.retries.retry_pause`), so a receiver back after 30 s hears the
 backlog within seconds, not within the hour a day's window allows.  No test sleeps for correctness:
 each polls what it waits for with a deadline.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -36,17 +35,16 @@ import pytest
 import redis
 from standardwebhooks import Webhook
 
-from bench.procs import descendants
 from bench.webhook_receiver import ReceiverProcess
 from engine.registry import GAMES
-from service.accounts_store import AccountStore
 from service.config import Config
-from service.matches.errors import Invalid
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.store import connect_store
-from service.webhooks_store import WebhookStore
-from tests.reliability.processes import ROOT, RedisServer
+from service.domain.errors import Invalid
+from service.domain.identity import APP, Caller
+from service.storage.accounts import AccountStore
+from service.storage.matches import connect_store
+from service.storage.webhooks import WebhookStore
+from service.wiring import Wiring, build
+from tests.reliability.processes import ROOT, RedisServer, kill_tree
 
 PLAYERS = ("ann", "bob", "cy")
 #: Settings of the lanes and of the test's own domain: the receiver is on loopback over plain http.
@@ -116,8 +114,8 @@ def receiver(tmp_path: Path) -> Iterator[ReceiverProcess]:
 @pytest.fixture
 def lanes(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
     """``start(**settings)`` starts a delivery lane process on the test's Redis (``worker=True``: a whole
-    ``tabletop worker``, which runs one beside its bot lanes); every one is stopped (SIGKILLed, with
-    anything it started, if it lingers) at the end."""
+    ``tabletop worker``, which runs one beside its bot lanes); every one still running is SIGKILLed,
+    with anything it started, at the end."""
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(*, worker: bool = False, **settings: Any) -> subprocess.Popen[bytes]:
@@ -134,65 +132,56 @@ def lanes(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[..., s
         return proc
 
     yield start
-    for proc in procs:
-        below = descendants(proc.pid)[1:] if proc.poll() is None else []
+    for proc in procs:  # SIGKILL: a warm stop waits out a hung delivery's timeout, and no test needs it
         if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-        for pid in below:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+            kill_tree(proc)
 
 
-def domain(redis_url: str, **settings: Any) -> Matches:
+def domain(redis_url: str, **settings: Any) -> Wiring:
     """The domain over the test's Redis, as the API runs it (its commits hand notes to the webhooks)."""
     config = Config(redis_url=redis_url, allow_seed=True, **{**BASE, **settings})
-    return Matches(connect_store(config), GAMES, config)
+    return build(config, store=connect_store(config), games=GAMES)
 
 
 @pytest.fixture
-def matches(redis_server: RedisServer) -> Matches:
+def wired(redis_server: RedisServer) -> Wiring:
     return domain(redis_server.url)
 
 
 # -- apps, matches and moves ------------------------------------------------------------------------
 
 
-def new_app(matches: Matches, name: str = "Hooks") -> str:
-    app = str(matches.accounts.create_app(name)["id"])
+def new_app(wired: Wiring, name: str = "Hooks") -> str:
+    app = str(wired.accounts.create_app(name)["id"])
     caller = Caller(APP, app=app, scopes=frozenset({"read", "play"}))
     for player in PLAYERS:
-        matches.accounts.put_player(caller, player, player.title(), False)
+        wired.accounts.put_player(caller, player, player.title(), False)
     return app
 
 
-def new_match(matches: Matches, app: str, seed: int) -> str:
+def new_match(wired: Wiring, app: str, seed: int) -> str:
     """A China match between the app's three players (its creation notes are the first messages)."""
     caller = Caller(APP, app=app, scopes=frozenset({"read", "play"}))
     seats = [{"name": p.title(), "kind": "human", "player": p} for p in PLAYERS]
-    doc = matches.create({"game": "china", "seats": seats, "options": {}, "seed": seed}, caller=caller)
+    doc = wired.matches.create({"game": "china", "seats": seats, "options": {}, "seed": seed}, caller=caller)
     return str(doc["id"])
 
 
-def play(matches: Matches, match_id: str, moves: int, rng: random.Random) -> dict[int, float]:
+def play(wired: Wiring, match_id: str, moves: int, rng: random.Random) -> dict[int, float]:
     """``moves`` moves of whoever is to move (fewer if the match ends): each version made, and when it
     was sent (the commit, and the outbox's hand-over to the webhooks, come right after)."""
     committed: dict[int, float] = {}
     for _ in range(moves):
-        loaded = matches.store.load(match_id)
+        loaded = wired.store.load(match_id)
         assert loaded is not None
         meta = loaded.meta
         if meta.to_move is None or meta.status != "active":
             break
-        game = matches.games[meta.game]
+        game = wired.games[meta.game]
         state = game.decode(loaded.encoded_state())
         action = rng.choice(game.legal_actions(state))
         committed[meta.version + 1] = time.time()
-        matches.seat_move(meta, state, meta.to_move, action)
+        wired.matches.seat_move(meta, state, meta.to_move, action)
     return committed
 
 
@@ -282,9 +271,9 @@ def check_deliveries(
     return {"messages": len(first), "requests": len(got), "duplicates": len(ok) - len(first)}
 
 
-def endpoint(matches: Matches, app: str, url: str) -> tuple[str, str, str]:
+def endpoint(wired: Wiring, app: str, url: str) -> tuple[str, str, str]:
     """An endpoint of ``app`` wanting every type: its id, secret and the receiver path it posts to."""
-    doc = matches.webhooks.create(app, url, None, "reliability")
+    doc = wired.webhooks.create(app, url, None, "reliability")
     return str(doc["id"]), str(doc["secret"]), "/" + url.split("/", 3)[3].split("?")[0]
 
 
@@ -292,7 +281,7 @@ def endpoint(matches: Matches, app: str, url: str) -> tuple[str, str, str]:
 
 
 def test_a_backlog_arrives_signed_once_each_and_in_match_order(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -300,18 +289,18 @@ def test_a_backlog_arrives_signed_once_each_and_in_match_order(
     """Three matches' notes queued before any lane runs (a backlog, so a lane sending an endpoint's
     four at a time could reorder a match's if it did not keep them in order), then more while it runs.
     The lane is the one ``tabletop worker`` starts, as deployed."""
-    app = new_app(matches)
-    _, secret, path = endpoint(matches, app, receiver.url(f"/ok/{app}"))
+    app = new_app(wired)
+    _, secret, path = endpoint(wired, app, receiver.url(f"/ok/{app}"))
     rng = random.Random(1)
-    ids = {new_match(matches, app, seed) for seed in (1, 2, 3)}
+    ids = {new_match(wired, app, seed) for seed in (1, 2, 3)}
     for match_id in sorted(ids):
-        play(matches, match_id, 40, rng)
+        play(wired, match_id, 40, rng)
     client = redis.Redis.from_url(redis_server.url)
     lane = lanes(worker=True)
     expected = due(client, app, ids)
     took = wait_for("the backlog", all_of(receiver, path, expected), START_S + 30, [lane])
     for match_id in sorted(ids):
-        play(matches, match_id, 20, rng)
+        play(wired, match_id, 20, rng)
     expected = due(client, app, ids)
     wait_for("the moves made while the lane ran", all_of(receiver, path, expected), 30, [lane])
     counts = check_deliveries(receiver, path, secret, expected)
@@ -320,21 +309,21 @@ def test_a_backlog_arrives_signed_once_each_and_in_match_order(
 
 
 def test_a_receiver_down_for_30_seconds_gets_every_message_once_back(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
 ) -> None:
     """The receiver process stopped for 30 s while the matches go on (a move a second): every
     attempt meanwhile is refused and retried with backoff; once it is back, every message arrives."""
-    app = new_app(matches)
-    endpoint_id, secret, path = endpoint(matches, app, receiver.url(f"/ok/{app}"))
+    app = new_app(wired)
+    endpoint_id, secret, path = endpoint(wired, app, receiver.url(f"/ok/{app}"))
     rng = random.Random(2)
-    ids = sorted(new_match(matches, app, seed) for seed in (4, 5))
+    ids = sorted(new_match(wired, app, seed) for seed in (4, 5))
     client = redis.Redis.from_url(redis_server.url)
     lane = lanes()
     for match_id in ids:
-        play(matches, match_id, 5, rng)
+        play(wired, match_id, 5, rng)
     before = due(client, app, set(ids))
     wait_for("deliveries before the outage", all_of(receiver, path, before), START_S + 30, [lane])
 
@@ -342,10 +331,10 @@ def test_a_receiver_down_for_30_seconds_gets_every_message_once_back(
     down_at = time.monotonic()
     n = 0
     while time.monotonic() - down_at < 30:
-        play(matches, ids[n % 2], 1, rng)
+        play(wired, ids[n % 2], 1, rng)
         n += 1
         time.sleep(1.0)  # the matches' pace during the outage, not a wait for a result
-    log, _ = matches.webhooks.deliveries(app, endpoint_id, status="pending", before=None, limit=100)
+    log, _ = wired.webhooks.deliveries(app, endpoint_id, status="pending", before=None, limit=100)
     assert log, "nothing was pending while the receiver was down"
     tried = [d for d in log if d["attempts"] > 0]
     assert tried and all("refused" in (d["error"] or "") for d in tried if d["error"]), tried
@@ -357,7 +346,7 @@ def test_a_receiver_down_for_30_seconds_gets_every_message_once_back(
         "the backlog after the outage", all_of(receiver, path, expected), MAX_PAUSE_S + 20, [lane]
     )
     counts = check_deliveries(receiver, path, secret, expected)
-    pending, _ = matches.webhooks.deliveries(app, endpoint_id, status="pending", before=None, limit=100)
+    pending, _ = wired.webhooks.deliveries(app, endpoint_id, status="pending", before=None, limit=100)
     assert pending == []
     print(
         f"webhooks outage: down {back_at - down_at:.1f} s with {n} moves, {len(log)} messages pending; "
@@ -366,7 +355,7 @@ def test_a_receiver_down_for_30_seconds_gets_every_message_once_back(
 
 
 def test_a_hanging_receiver_does_not_delay_a_healthy_endpoint(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -375,14 +364,14 @@ def test_a_hanging_receiver_does_not_delay_a_healthy_endpoint(
     holds a connection for the 5-s timeout); a second app has a healthy endpoint only.  While moves
     come every 0.08 s, the healthy endpoints hear each commit within a second (p99, from the move's
     send), never after a hung delivery's timeout."""
-    sick_app, other_app = new_app(matches, "Sick"), new_app(matches, "Other")
-    _, sick_secret, sick_path = endpoint(matches, sick_app, receiver.url(f"/ok/{sick_app}"))
-    endpoint(matches, sick_app, receiver.url(f"/hang/{sick_app}"))
-    _, other_secret, other_path = endpoint(matches, other_app, receiver.url(f"/ok/{other_app}"))
+    sick_app, other_app = new_app(wired, "Sick"), new_app(wired, "Other")
+    _, sick_secret, sick_path = endpoint(wired, sick_app, receiver.url(f"/ok/{sick_app}"))
+    endpoint(wired, sick_app, receiver.url(f"/hang/{sick_app}"))
+    _, other_secret, other_path = endpoint(wired, other_app, receiver.url(f"/ok/{other_app}"))
     client = redis.Redis.from_url(redis_server.url)
     lane = lanes()
     rng = random.Random(3)
-    ids = {app: [new_match(matches, app, seed) for seed in (6, 7, 8, 9)] for app in (sick_app, other_app)}
+    ids = {app: [new_match(wired, app, seed) for seed in (6, 7, 8, 9)] for app in (sick_app, other_app)}
     # The creation notes: the hung endpoint's four slots fill (a match's head each), the healthy drain.
     wait_for(
         "the hung endpoint's first requests",
@@ -394,7 +383,7 @@ def test_a_hanging_receiver_does_not_delay_a_healthy_endpoint(
     for i in range(240):
         app = (sick_app, other_app)[i % 2]
         match_id = ids[app][(i // 2) % 4]
-        committed.update({(match_id, v): t for v, t in play(matches, match_id, 1, rng).items()})
+        committed.update({(match_id, v): t for v, t in play(wired, match_id, 1, rng).items()})
         time.sleep(0.08)  # the pace of the moves
     expected = {app: due(client, app, set(ids[app])) for app in (sick_app, other_app)}
     for app, path in ((sick_app, sick_path), (other_app, other_path)):
@@ -426,7 +415,7 @@ def test_a_hanging_receiver_does_not_delay_a_healthy_endpoint(
 
 
 def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_under_its_id(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -434,11 +423,11 @@ def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_un
     """The receiver holds the first request (it never answers it); the lane is SIGKILLed while that
     delivery is in flight and another lane starts: when the dead lane's lease ends the message is sent
     again with the same ``webhook-id``, then the rest of the match's messages, none lost."""
-    app = new_app(matches)
-    endpoint_id, secret, path = endpoint(matches, app, receiver.url(f"/hang-first/{app}"))
+    app = new_app(wired)
+    endpoint_id, secret, path = endpoint(wired, app, receiver.url(f"/hang-first/{app}"))
     rng = random.Random(4)
-    match_id = new_match(matches, app, 8)
-    play(matches, match_id, 6, rng)
+    match_id = new_match(wired, app, 8)
+    play(wired, match_id, 6, rng)
     client = redis.Redis.from_url(redis_server.url)
     first = lanes()
     wait_for("the first delivery", lambda: bool(arrivals(receiver, path)), START_S, [first])
@@ -448,7 +437,7 @@ def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_un
     first.wait(timeout=10)
     killed_at = time.monotonic()
     # The dead lane's attempt is in flight, not recorded: it had not timed out (5 s) when killed.
-    doc = matches.webhooks.delivery(app, endpoint_id, mid)
+    doc = wired.webhooks.delivery(app, endpoint_id, mid)
     assert (doc["status"], doc["attempts"], doc["error"], doc["next_attempt_at"]) == (
         "pending",
         1,
@@ -457,7 +446,7 @@ def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_un
     )
 
     second = lanes()
-    lease = BASE["webhook_timeout_seconds"] + 10  # service.matches.webhooks.LEASE_MARGIN
+    lease = BASE["webhook_timeout_seconds"] + 10  # service.domain.webhooks.delivery.LEASE_MARGIN
     expected = due(client, app, {match_id})
     took = wait_for(
         "the redelivery and the rest", all_of(receiver, path, expected), lease + START_S + 10, [second]
@@ -467,7 +456,7 @@ def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_un
     assert len(again) == 2 and again[0]["status"] is None and again[1]["status"] == 204
     assert again[1]["body"] == held["body"]  # the same message, payload and all
     counts = check_deliveries(receiver, path, secret, expected)
-    doc = matches.webhooks.delivery(app, endpoint_id, mid)
+    doc = wired.webhooks.delivery(app, endpoint_id, mid)
     assert doc["status"] == "delivered" and doc["attempts"] == 2
     print(
         f"webhooks sigkill: all delivered {time.monotonic() - killed_at:.1f} s after the kill "
@@ -476,7 +465,7 @@ def test_a_lane_sigkilled_mid_delivery_is_replaced_and_the_message_goes_again_un
 
 
 def test_a_redis_restart_loses_no_queued_or_in_flight_message(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -485,16 +474,16 @@ def test_a_redis_restart_loses_no_queued_or_in_flight_message(
     """Redis SIGKILLed (AOF fsynced at every write) while one endpoint's delivery hangs in flight with
     more queued behind it, and restarted on its data: the lane rides the outage out and every message
     is delivered, the one in flight again under its id."""
-    app = new_app(matches)
-    hang_id, hang_secret, hang_path = endpoint(matches, app, receiver.url(f"/hang-first/{app}"))
-    _, ok_secret, ok_path = endpoint(matches, app, receiver.url(f"/ok/{app}"))
+    app = new_app(wired)
+    hang_id, hang_secret, hang_path = endpoint(wired, app, receiver.url(f"/hang-first/{app}"))
+    _, ok_secret, ok_path = endpoint(wired, app, receiver.url(f"/ok/{app}"))
     rng = random.Random(5)
-    ids = {new_match(matches, app, seed) for seed in (9, 10)}
+    ids = {new_match(wired, app, seed) for seed in (9, 10)}
     for match_id in sorted(ids):
-        play(matches, match_id, 8, rng)
+        play(wired, match_id, 8, rng)
     lane = lanes()
     wait_for("a delivery in flight", lambda: bool(arrivals(receiver, hang_path)), START_S, [lane])
-    queued, _ = matches.webhooks.deliveries(app, hang_id, status="pending", before=None, limit=100)
+    queued, _ = wired.webhooks.deliveries(app, hang_id, status="pending", before=None, limit=100)
     assert len(queued) > 2  # the hung one and those queued behind it
 
     redis_server.kill()
@@ -506,9 +495,9 @@ def test_a_redis_restart_loses_no_queued_or_in_flight_message(
     )
     redis_server.start()
     print(f"webhooks redis restart: down {time.monotonic() - down_at:.1f} s")
-    matches = domain(redis_server.url)  # connections of its own (the old pool's are dead)
+    wired = domain(redis_server.url)  # connections of its own (the old pool's are dead)
     for match_id in sorted(ids):
-        play(matches, match_id, 4, rng)
+        play(wired, match_id, 4, rng)
     client = redis.Redis.from_url(redis_server.url)
     expected = due(client, app, ids)
     outage = BASE["webhook_timeout_seconds"] + 10 + MAX_PAUSE_S  # a lease, then the longest pause
@@ -523,7 +512,7 @@ def test_a_redis_restart_loses_no_queued_or_in_flight_message(
 
 
 def test_a_message_queued_by_a_process_paused_after_waking_the_lanes_is_not_left_behind(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -535,11 +524,11 @@ def test_a_message_queued_by_a_process_paused_after_waking_the_lanes_is_not_left
     (here none comes).  The enqueuing process is made to pause 0.3 s after each wake-up (an API
     process descheduled on a busy machine, a GC pause: the benchmark met it as 6-s delays and a
     message never delivered) while the lane looks every 20 ms."""
-    app = new_app(matches)
-    _, secret, path = endpoint(matches, app, receiver.url(f"/ok/{app}"))
+    app = new_app(wired)
+    _, secret, path = endpoint(wired, app, receiver.url(f"/ok/{app}"))
     client = redis.Redis.from_url(redis_server.url)
     lane = lanes()
-    warm = new_match(matches, app, 13)  # delivered: the lane is up and looking
+    warm = new_match(wired, app, 13)  # delivered: the lane is up and looking
     wait_for("the lane's first deliveries", all_of(receiver, path, due(client, app, {warm})), START_S, [lane])
 
     wake = WebhookStore.wake
@@ -549,7 +538,7 @@ def test_a_message_queued_by_a_process_paused_after_waking_the_lanes_is_not_left
         time.sleep(0.3)  # a pause between the wake-up and the queueing, not a wait for a result
 
     monkeypatch.setattr(WebhookStore, "wake", paused_wake)
-    match_id = new_match(matches, app, 14)
+    match_id = new_match(wired, app, 14)
     monkeypatch.undo()
     expected = due(client, app, {match_id})
     took = wait_for("the notes queued after a paused wake-up", all_of(receiver, path, expected), 10, [lane])
@@ -558,7 +547,7 @@ def test_a_message_queued_by_a_process_paused_after_waking_the_lanes_is_not_left
 
 
 def test_server_side_request_forgery_is_refused_at_registration_and_at_delivery(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -568,7 +557,7 @@ def test_server_side_request_forgery_is_refused_at_registration_and_at_delivery(
     public when registered and resolves to loopback when delivered (DNS rebinding) is refused by the
     lane before it connects; and, with private addresses allowed, a redirect to an internal address is
     not followed."""
-    app = new_app(matches)
+    app = new_app(wired)
     strict = domain(redis_server.url, webhook_allow_private=False)
     for url in (
         f"http://localhost:{receiver.port}/ok/x",
@@ -587,14 +576,14 @@ def test_server_side_request_forgery_is_refused_at_registration_and_at_delivery(
 
     # Registered while "rebind.example" resolved to a public address; the lane resolves localhost.
     rebinding = domain(redis_server.url, webhook_allow_private=False)
-    rebinding.webhooks.resolve = lambda host, port: ["93.184.216.34"]
+    rebinding.webhooks.registry.resolve = lambda host, port: ["93.184.216.34"]
     url = f"http://localhost:{receiver.port}/ok/rebind"
     rebind_id = rebinding.webhooks.create(app, url, None, "rebinding")["id"]
     lane = lanes(webhook_allow_private=False)
-    new_match(matches, app, 11)
+    new_match(wired, app, 11)
 
     def tried() -> list[dict[str, Any]]:
-        log, _ = matches.webhooks.deliveries(app, rebind_id, status=None, before=None, limit=100)
+        log, _ = wired.webhooks.deliveries(app, rebind_id, status=None, before=None, limit=100)
         return [d for d in log if d["attempts"] > 0 and d["error"]]
 
     wait_for("a refused attempt", lambda: bool(tried()), START_S, [lane])
@@ -602,23 +591,23 @@ def test_server_side_request_forgery_is_refused_at_registration_and_at_delivery(
     assert all("loopback" in e for e in errors), errors
     # The app reads its delivery log: no address its host resolved to appears there (issue 42).
     assert not any("127.0.0.1" in e or "::1" in e for e in errors), errors
-    endpoint_doc = json.dumps(matches.webhooks.endpoint(app, rebind_id))
+    endpoint_doc = json.dumps(wired.webhooks.endpoint(app, rebind_id))
     assert "127.0.0.1" not in endpoint_doc
     assert arrivals(receiver, "/ok/rebind") == []
     lane.terminate()
     lane.wait(timeout=20)
-    matches.webhooks.delete(app, rebind_id)
+    wired.webhooks.delete(app, rebind_id)
 
     # A redirect to an internal address: the 302 is the attempt's outcome, nothing follows it.
     internal = receiver.url("/ok/followed")
-    redirect_id = matches.webhooks.create(
+    redirect_id = wired.webhooks.create(
         app, receiver.url(f"/redirect/x?to={quote(internal, safe='')}"), None, ""
     )["id"]
     lane = lanes()
-    new_match(matches, app, 12)  # its creation notes (a move may pass no turn)
+    new_match(wired, app, 12)  # its creation notes (a move may pass no turn)
 
     def redirected() -> list[dict[str, Any]]:
-        log, _ = matches.webhooks.deliveries(app, redirect_id, status=None, before=None, limit=100)
+        log, _ = wired.webhooks.deliveries(app, redirect_id, status=None, before=None, limit=100)
         return [d for d in log if d["response_status"] == 302]
 
     wait_for("a redirected attempt", lambda: bool(redirected()), START_S, [lane])
@@ -627,7 +616,7 @@ def test_server_side_request_forgery_is_refused_at_registration_and_at_delivery(
 
 
 def test_after_a_20_second_outage_a_30_second_clock_loses_no_turn(
-    matches: Matches,
+    wired: Wiring,
     receiver: ReceiverProcess,
     lanes: Callable[..., subprocess.Popen[bytes]],
     redis_server: RedisServer,
@@ -640,11 +629,11 @@ def test_after_a_20_second_outage_a_30_second_clock_loses_no_turn(
     notes queued meanwhile all arrive within about 2 s of the receiver's first success after its
     return (the catch-up), that first success comes within a few seconds of the return (the probe),
     and each player, moving as soon as its note arrives, moves in time: no timeout, no clock warning."""
-    app = new_app(matches)
-    _, secret, path = endpoint(matches, app, receiver.url(f"/ok/{app}"))
+    app = new_app(wired)
+    _, secret, path = endpoint(wired, app, receiver.url(f"/ok/{app}"))
     client = redis.Redis.from_url(redis_server.url)
     worker = lanes(worker=True, webhook_retry_seconds=24 * 3600.0)
-    warm = new_match(matches, app, 20)  # no clock: the worker is up and delivering before any clock runs
+    warm = new_match(wired, app, 20)  # no clock: the worker is up and delivering before any clock runs
     wait_for(
         "the worker's first deliveries",
         all_of(receiver, path, due(client, app, {warm})),
@@ -659,20 +648,20 @@ def test_after_a_20_second_outage_a_30_second_clock_loses_no_turn(
         {"game": "china", "seats": seats, "options": {}, "seed": s, "time_control": control}
         for s in (21, 22, 23)
     ]
-    ids = [str(matches.create(request, caller=caller)["id"]) for request in requests]
+    ids = [str(wired.matches.create(request, caller=caller)["id"]) for request in requests]
     rng = random.Random(6)
     wait_for(
         "the clocked matches' first notes", all_of(receiver, path, due(client, app, set(ids))), 20, [worker]
     )
     for match_id in ids:  # a first move each, its player answering its note at once
-        play(matches, match_id, 1, rng)
+        play(wired, match_id, 1, rng)
     wait_for("the notes of the first moves", all_of(receiver, path, due(client, app, set(ids))), 20, [worker])
 
     receiver.stop()
     down_at = time.time()
     moved: dict[str, tuple[int, float]] = {}  # match -> (the version its move made, when)
     for match_id in ids:
-        ((version, at),) = play(matches, match_id, 1, rng).items()
+        ((version, at),) = play(wired, match_id, 1, rng).items()
         moved[match_id] = (version, at)
     time.sleep(max(0.0, down_at + 20 - time.time()))  # the outage, not a wait for a result
     receiver.start()
@@ -696,7 +685,7 @@ def test_after_a_20_second_outage_a_30_second_clock_loses_no_turn(
         for match_id in ids:
             if match_id not in arrived and (t := heard(match_id)) is not None:
                 arrived[match_id] = t
-                answered = play(matches, match_id, 1, rng)  # the player to move answers at once
+                answered = play(wired, match_id, 1, rng)  # the player to move answers at once
                 assert answered, f"match {match_id}: its turn was gone by the time its note came"
         assert worker.poll() is None and time.monotonic() - started < 28, f"heard only {sorted(arrived)}"
         time.sleep(0.02)
@@ -717,7 +706,7 @@ def test_after_a_20_second_outage_a_30_second_clock_loses_no_turn(
     wait_for("every note", all_of(receiver, path, expected), 20, [worker])
     check_deliveries(receiver, path, secret, expected)
     for match_id in ids:
-        meta = matches.meta(match_id)
+        meta = wired.matches.meta(match_id)
         assert meta.clock is not None and meta.clock["timeouts"] == [0, 0, 0], meta.clock
     kinds = {note[3] for note in expected}
     assert "timeout" not in kinds and "clock_warning" not in kinds, kinds

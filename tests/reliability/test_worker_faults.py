@@ -16,10 +16,7 @@ time.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import os
-import signal
 import subprocess
 import sys
 import threading
@@ -33,9 +30,16 @@ from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from bench.procs import descendants
-from service.matches.bots import ANONYMOUS, RETRY_INTERVALS, THINK_QUEUE, bot_job_id, job_timeout, queue_name
+from service.domain.matches.bots import (
+    ANONYMOUS,
+    RETRY_INTERVALS,
+    THINK_QUEUE,
+    bot_job_id,
+    job_timeout,
+    queue_name,
+)
 from tests.reliability.fault_worker import FAULTS, FIRED
-from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match
+from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match, kill_tree
 
 GAME = "year_of_dragon"
 THINK_MS = 300
@@ -95,15 +99,6 @@ def start_worker(api: ApiServer) -> subprocess.Popen[bytes]:
         [sys.executable, "-m", "tests.reliability.fault_worker"],
         env=env, cwd=ROOT, stdout=log, stderr=log,
     )  # fmt: skip
-
-
-def kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a worker with its lanes and schedulers, as when its node dies (RQ's scheduler starts a
-    session of its own, so a process group would not hold it)."""
-    for pid in descendants(proc.pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    proc.wait(timeout=10)
 
 
 def searching_worker_pid(connection: redis.Redis, match_id: str, version: int) -> int | None:

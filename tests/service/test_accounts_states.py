@@ -26,14 +26,17 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from engine.core import Game
-from service.accounts_store import FeedEntry
+from service.domain.errors import MatchError
+from service.domain.feeds import feed
+from service.domain.feeds import sweep as feed_sweep
+from service.domain.identity import APP, PLAYER, SCOPES, SEAT, Caller
+from service.domain.matches import seating
+from service.domain.matches.operations import Move
 from service.http.app import create_app
 from service.http.errors import from_refusal
-from service.matches import feed, feed_sweep, lifecycle, seating
-from service.matches.errors import MatchError
-from service.matches.identity import APP, PLAYER, SCOPES, SEAT, Caller
-from service.matches.operations import Matches, Move
-from service.store import ACTIVE, OVER_STATUSES, WAITING, Store
+from service.storage.accounts import FeedEntry
+from service.storage.matches import ACTIVE, OVER_STATUSES, WAITING, Store
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from workers import jobs
 
@@ -68,7 +71,8 @@ class AccountsLife(RuleBasedStateMachine):
         client.flushall()
         self.t = 1_000_000.0
         config = make_config(self.redis_url, clock_warning_seconds=WARN_LEAD)
-        self.matches = Matches(Store(client), GAMES, config, clock=lambda: self.t)
+        self.wired = build(config, store=Store(client), games=GAMES, clock=lambda: self.t)
+        self.matches = self.wired.matches
         accounts = self.matches.accounts
         created = accounts.create_app("machine")
         self.app = created["id"]
@@ -205,13 +209,11 @@ class AccountsLife(RuleBasedStateMachine):
             kept = [k for s, k in seating.player_keys(life).items() if seating.seat_of_player(life, k) != s]
             joiner = kept[0].partition(":")[2] if kept else "guest"
         if joiner == "guest":
-            joined = self.run(lambda: lifecycle.join(self.matches, match_id, "any", "guest", code, Caller()))
+            joined = self.run(lambda: self.matches.join(match_id, "any", "guest", code, Caller()))
             if joined is not None:
                 self.seat_tokens[match_id, joined["seat"]] = joined["token"]
         else:
-            joined = self.run(
-                lambda: lifecycle.join(self.matches, match_id, "any", None, code, self.callers[joiner])
-            )
+            joined = self.run(lambda: self.matches.join(match_id, "any", None, code, self.callers[joiner]))
         self.steps["joined" if joined else "join refused"] += 1
 
     @rule(n=st.integers(0, 9), pick=st.integers(0, 9))
@@ -248,14 +250,14 @@ class AccountsLife(RuleBasedStateMachine):
     def resign(self, n: int, who: str) -> None:
         match_id = self.pick(n)
         if match_id is not None:
-            done = self.run(lambda: lifecycle.resign(self.matches, match_id, self.callers[who]))
+            done = self.run(lambda: self.matches.resign(match_id, self.callers[who]))
             self.steps["resigned" if done else "resign refused"] += 1
 
     @rule(n=st.integers(0, 9), who=st.sampled_from(PLAYERS))
     def come_back(self, n: int, who: str) -> None:
         match_id = self.pick(n)
         if match_id is not None:
-            done = self.run(lambda: lifecycle.return_to_seat(self.matches, match_id, self.callers[who]))
+            done = self.run(lambda: self.matches.return_to_seat(match_id, self.callers[who]))
             self.steps["returned" if done else "return refused"] += 1
 
     @rule(n=st.integers(0, 9))
@@ -272,12 +274,12 @@ class AccountsLife(RuleBasedStateMachine):
     def time_passes(self, seconds: int) -> None:
         """The clock keepers' work at the new time: clock warnings due, then timeouts due."""
         self.t += seconds
-        for match_id, version in self.matches.store.claim_warnings(self.t, 20, 30):
+        for match_id, version in self.matches.store.clocks.claim_warnings(self.t, 20, 30):
             outcome = feed_sweep.warn(
-                self.matches.store, self.matches.outboxes, match_id, version, self.t
+                self.wired.store, self.wired.outbox.drain, self.wired.notes.note, match_id, version, self.t
             )
             self.steps[f"warning {outcome}"] += 1
-        for match_id in self.matches.store.claim_due(self.t, 20, 30):
+        for match_id in self.matches.store.clocks.claim_due(self.t, 20, 30):
             self.steps[f"timeout {jobs.time_out(self.matches, match_id, at=self.t)}"] += 1
 
     @rule(n=st.integers(0, 9), race=st.sampled_from(["same move", "joins", "move and resign"]))
@@ -301,7 +303,7 @@ class AccountsLife(RuleBasedStateMachine):
             free = (kept + [p for p in free if p not in kept])[:2]  # the players seats are kept for first
             code = next(iter(self.invites[match_id].values()), None)
             steps = [
-                lambda p=p: lifecycle.join(self.matches, match_id, "any", None, code, self.callers[p])  # type: ignore[misc]
+                lambda p=p: self.matches.join(match_id, "any", None, code, self.callers[p])  # type: ignore[misc]
                 for p in free
             ]
         else:
@@ -311,9 +313,7 @@ class AccountsLife(RuleBasedStateMachine):
                 if seat != meta.to_move and (pid := key.partition(":")[2])
             ]
             steps = [self.move_once(match_id, 0)]
-            steps += (
-                [lambda: lifecycle.resign(self.matches, match_id, self.callers[others[0]])] if others else []
-            )
+            steps += [lambda: self.matches.resign(match_id, self.callers[others[0]])] if others else []
         barrier = threading.Barrier(len(steps)) if steps else None
 
         def go(step: Callable[[], Any]) -> Any:

@@ -2,7 +2,7 @@
 on its feed (``challenge_received``), accepts or declines; the match starts when all accept; unanswered,
 the challenge expires.  Also who may see and answer one, races between answers, and the sweep settling
 what a dead process left.  Against a real Redis, through the HTTP API; the domain's clock is the test's
-and the workers' sweep is called directly (:meth:`service.matches.challenges.Challenges.sweep`)."""
+and the workers' sweep is called directly (:meth:`service.domain.matchmaking.challenges.Challenges.sweep`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from service.matches import feed
-from service.matches.challenges import Challenges
+from service.domain.feeds import feed
+from service.domain.matchmaking.challenges import Challenges
 from tests.service.conftest import bearer
 from tests.service.test_accounts import put_player, token_for
 from tests.service.test_seeks import GAME, T0, Lobby, app  # noqa: F401  (the app fixture)

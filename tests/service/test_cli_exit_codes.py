@@ -1,18 +1,16 @@
-"""The ``tabletop`` commands exit as the README says (issue 42 point 10): 0 when the work is done, 1 when
-it failed at run time (a server or a Redis that refused or could not be reached: one line on stderr,
+"""The ``tabletop`` commands exit as docs/operating.md says (issue 42 point 10): 0 when the work is done, 1
+when it failed at run time (a server or a Redis that refused or could not be reached: one line on stderr,
 no traceback), 2 for a command line or setting that cannot work, before anything is done."""
 
 from __future__ import annotations
 
 import re
 import socket
-from pathlib import Path
 
 import pytest
 
 from service import cli
-
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+from tests.docs.pages import section
 
 
 def closed_port() -> int:
@@ -72,8 +70,11 @@ def test_an_unknown_app_exits_1(redis_url: str, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_readme_says_so() -> None:
-    said = re.search(r"Every `tabletop` command exits 0 when it did its work, 1 when (.*?)\n\n", README, re.S)
-    assert said is not None, "README.md lost its sentence on exit codes"
+    commands = section("Commands")  # docs/operating.md
+    said = re.search(
+        r"Every `tabletop` command exits 0 when it did its work, 1 when (.*?)\n\n", commands, re.S
+    )
+    assert said is not None, "docs/operating.md lost its sentence on exit codes"
     text = " ".join(said.group(1).split())
     assert "2 for a command line or setting that cannot work" in text
     for case in ("`demo --players`", "`match --seats`", "`TABLETOP_REDIS_URL`"):

@@ -121,7 +121,7 @@ def test_which_requests_the_fast_path_takes(app: Any, query: str, expected: Any)
 def test_the_form_asked_for_is_read_as_werkzeug_reads_it(app: Any, accept: str | None) -> None:
     from flask import request
 
-    from service.http.api.events import JSON, NDJSON, SSE, wanted
+    from service.http.api.streams import JSON, NDJSON, SSE, wanted
 
     with app.test_request_context(
         "/v1/matches/m/events", headers={} if accept is None else {"Accept": accept}

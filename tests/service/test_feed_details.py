@@ -2,7 +2,7 @@
 the HTTP API: ``invited`` says whether a join is needed and a rematch offer links back to its
 finished match (``rematch_of``; ``rematch``/``rematch_of`` in my matches); a seat names its player to
 its own app only; each time control has its own warning time (by default a share of the decision's
-time); only anonymous creations get a creator token.  And the README, the spec and the server agree
+time); only anonymous creations get a creator token.  And the docs, the spec and the server agree
 that reading never brings an away seat back (point 10)."""
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.feeds import feed
+from service.domain.identity import APP, Caller
+from service.domain.matches import clocks
+from service.domain.webhooks.webhooks import Webhooks
 from service.http.app import create_app
-from service.matches import clocks, feed
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.webhooks import Webhooks
-from service.store import Store
+from service.storage.matches import Store
+from service.storage.webhooks import WebhookStore
+from service.wiring import build
+from tests.docs.pages import section
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend, play_one, token_for
 from tests.service.test_webhooks_domain import URL, Clock, drain, resolve_public
@@ -89,9 +92,8 @@ def test_the_invited_webhook_payload_is_the_entry_and_says_it_too(
 ) -> None:
     config = make_config(redis_url)
     clock = Clock()
-    matches = Matches(Store(redis_client), TEST_GAMES, config)
-    hooks = Webhooks(matches.webhooks.store, config, clock=clock, resolve=resolve_public)
-    matches.webhooks = matches.outboxes.webhooks = hooks
+    hooks = Webhooks(WebhookStore(redis_client), config, clock=clock, resolve=resolve_public)
+    matches = build(config, store=Store(redis_client), games=TEST_GAMES, webhooks=hooks).matches
     app = matches.accounts.create_app("Backend")
     caller = Caller(APP, app=app["id"], scopes=frozenset({"read", "play"}))
     for player in ("ann", "bob"):
@@ -208,9 +210,9 @@ class Clocked:
 
     def __init__(self, redis_client: redis.Redis, redis_url: str, **config: Any) -> None:
         self.t = 1_000_000.0
-        self.matches = Matches(
-            Store(redis_client), TEST_GAMES, make_config(redis_url, **config), clock=lambda: self.t
-        )
+        settings = make_config(redis_url, **config)
+        store = Store(redis_client)
+        self.matches = build(settings, store=store, games=TEST_GAMES, clock=lambda: self.t).matches
         app = self.matches.accounts.create_app("Clocks")
         self.caller = Caller(APP, app=app["id"], scopes=frozenset({"read", "play"}))
         for player in ("ann", "bob"):
@@ -226,9 +228,9 @@ class Clocked:
         deadline = doc["clock"]["deadline"]
         store = self.matches.store
         lead = doc["clock"]["warning_seconds"]
-        if store.claim_warnings(deadline - lead - 0.01, 10, 1.0) != []:
+        if store.clocks.claim_warnings(deadline - lead - 0.01, 10, 1.0) != []:
             return None  # due earlier than its lead says
-        claimed = store.claim_warnings(deadline - lead + 0.01, 10, 1.0)
+        claimed = store.clocks.claim_warnings(deadline - lead + 0.01, 10, 1.0)
         return float(deadline - lead) if claimed == [(doc["id"], 0)] else None
 
 
@@ -257,11 +259,11 @@ def test_a_warning_time_of_zero_never_warns(redis_client: redis.Redis, redis_url
     clocked = Clocked(redis_client, redis_url)
     doc = clocked.create(per_move_seconds=86400, warning_seconds=0)
     assert doc["clock"]["warning_seconds"] == 0
-    assert clocked.matches.store.claim_warnings(doc["clock"]["deadline"], 10, 1.0) == []
+    assert clocked.matches.store.clocks.claim_warnings(doc["clock"]["deadline"], 10, 1.0) == []
     off = Clocked(redis_client, redis_url, clock_warning_seconds=0)  # no default warning on this server
     quiet = off.create(per_move_seconds=86400)
     assert quiet["clock"]["warning_seconds"] == 0
-    assert off.matches.store.claim_warnings(quiet["clock"]["deadline"], 10, 1.0) == []
+    assert off.matches.store.clocks.claim_warnings(quiet["clock"]["deadline"], 10, 1.0) == []
 
 
 def test_a_rematch_keeps_the_warning_time_its_control_chose() -> None:
@@ -323,7 +325,7 @@ def test_a_player_cancels_the_match_it_created_with_its_own_token(
     assert done.status_code == 200 and done.json["status"] == "aborted"
 
 
-# -- away seats: the README, the spec and the server agree (point 10) -----------------------------------
+# -- away seats: the docs, the spec and the server agree (point 10) -----------------------------------
 
 
 def test_the_readme_and_the_spec_say_reading_leaves_an_away_seat_away(app: Flask) -> None:
@@ -339,11 +341,9 @@ def test_the_readme_and_the_spec_say_reading_leaves_an_away_seat_away(app: Flask
     returning = spec["paths"]["/v1/matches/{match_id}/return"]["post"]["summary"]
     assert "legal actions never does this" in returning
     texts = [json.dumps(spec), (ROOT / "openapi" / "openapi.json").read_text()]  # and the committed copy
-    readme = (ROOT / "README.md").read_text()
-    lobbies = re.search(r"^## Lobbies, leaving, clocks and rematches\n(.*?)(?=^## )", readme, re.S | re.M)
-    assert lobbies is not None
-    texts.append(lobbies.group(1))
-    assert "Reading is never acting" in lobbies.group(1) and "403\n  `seat_away`" in lobbies.group(1)
+    lobbies = section("Lobbies, leaving, clocks and rematches")
+    texts.append(lobbies)
+    assert "Reading is never acting" in lobbies and "403\n  `seat_away`" in lobbies
     # Nothing anywhere lists reading the legal actions among what brings a player back.
     for text in texts:
         assert not re.search(r"acts again \(legal actions", text)

@@ -1,4 +1,4 @@
-"""A player's feed, live (``GET /v1/me/events``, service/http/api/feed.py over service/live.py), against
+"""A player's feed, live (``GET /v1/me/events``, service/http/api/feed.py over service/live/), against
 the real Redis: entries reach the feed by the real drain path (a match's outbox, drained by
 ``AccountStore.drain``), and what a waiting client gets is exactly its own player's feed, at once, in
 order, once, whatever the form (long-poll, NDJSON, SSE) and however it resumes; waiter caps are counted
@@ -16,9 +16,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.identity import APP, Caller
 from service.http.app import create_app
-from service.matches.identity import APP, Caller
-from service.store import match_key
+from service.storage.matches import match_key
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 
 FEED = "/v1/me/events"
@@ -69,7 +69,7 @@ class Backend:
         outbox = {"version": version, "seq": 1, "notes": [{"player": self.key_of(player_id), "entry": entry}]}
         redis = self.services.matches.store.redis
         redis.rpush(match_key(match_id, "outbox"), json.dumps(outbox))
-        assert self.services.matches.outboxes.drain(match_id) == 1
+        assert self.services.outbox.drain(match_id) == 1
         return entry
 
 

@@ -1,6 +1,6 @@
 """``Idempotency-Key`` on every request that creates something (issue 42 point 3): matches,
 tournaments, seeks, challenges, webhook endpoints, player tokens and apps, through the one mechanism of
-:mod:`service.matches.idempotency` and its hook :mod:`service.http.idempotency`.
+:mod:`service.domain.idempotency` and its hook :mod:`service.http.idempotency`.
 
 What a client whose connection dropped mid-request relies on: the same key, caller and body replay the
 first answer byte for byte (201 and the same id) and create nothing; another body under the key is 422
@@ -21,9 +21,9 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.idempotency import Answer, Claim, Idempotency, seal, unseal
 from service.http.api.idempotency import EXTENSION, _request_bytes
 from service.http.app import create_app
-from service.matches.idempotency import Answer, Claim, Idempotency, seal, unseal
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend
 

@@ -14,9 +14,10 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.matches.identity import Caller
-from service.matches.operations import Matches
-from service.store import Store
+from service.domain.identity import Caller
+from service.domain.matches.operations import Matches
+from service.storage.matches import Store
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 from workers import jobs
 
@@ -226,7 +227,9 @@ class FakeTime:
 @pytest.fixture
 def timed(redis_client: redis.Redis, redis_url: str) -> tuple[Matches, FakeTime]:
     clock = FakeTime()
-    return Matches(Store(redis_client), TEST_GAMES, make_config(redis_url), clock=clock), clock
+    return build(
+        make_config(redis_url), store=Store(redis_client), games=TEST_GAMES, clock=clock
+    ).matches, clock
 
 
 def create(matches: Matches, **body: Any) -> dict[str, Any]:
@@ -240,7 +243,7 @@ def create(matches: Matches, **body: Any) -> dict[str, Any]:
 def test_no_clock_unless_asked_for(timed: tuple[Matches, FakeTime]) -> None:
     matches, _ = timed
     assert create(matches)["clock"] is None
-    assert matches.store.deadline_count() == 0
+    assert matches.store.clocks.deadline_count() == 0
 
 
 def test_per_move_limit_a_bot_plays_for_a_seat_out_of_time(timed: tuple[Matches, FakeTime]) -> None:
@@ -249,9 +252,9 @@ def test_per_move_limit_a_bot_plays_for_a_seat_out_of_time(timed: tuple[Matches,
     mid, start = doc["id"], clock.t
     assert doc["clock"]["deadline"] == start + 10 and doc["clock"]["timeouts"] == [0, 0]
     seat = doc["to_move"]
-    assert matches.store.claim_due(start + 9, 10, 30) == []  # not due yet
+    assert matches.store.clocks.claim_due(start + 9, 10, 30) == []  # not due yet
     clock.t = start + 10.5
-    assert matches.store.claim_due(clock.t, 10, 30) == [mid]
+    assert matches.store.clocks.claim_due(clock.t, 10, 30) == [mid]
     assert jobs.time_out(matches, mid, at=clock.t) == jobs.MOVED
     meta, _ = matches.meta_and_state(mid)
     assert meta.version == 1 and meta.clock is not None and meta.clock["timeouts"][seat] == 1
@@ -309,14 +312,13 @@ def test_time_waiting_for_a_bot_never_counts_against_a_human(timed: tuple[Matche
     doc = create(matches, seats=seats, time_control={"budget_seconds": 30})
     assert doc["clock"]["remaining_seconds"] == [None, 30.0]
     if doc["to_move"] == 0:
-        assert doc["clock"]["deadline"] is None and matches.store.deadline_count() == 0
+        assert doc["clock"]["deadline"] is None and matches.store.clocks.deadline_count() == 0
         clock.t += 1000  # the bot is slow: no deadline runs meanwhile
         meta, state = matches.meta_and_state(doc["id"])
         assert matches.document(meta, state, 1)["clock"]["remaining_seconds"] == [None, 30.0]
 
 
 def test_a_waiting_match_runs_no_clock_until_it_starts(timed: tuple[Matches, FakeTime]) -> None:
-    from service.matches import lifecycle
 
     matches, clock = timed
     doc = create(
@@ -326,17 +328,17 @@ def test_a_waiting_match_runs_no_clock_until_it_starts(timed: tuple[Matches, Fak
     )
     assert doc["status"] == "waiting" and doc["clock"]["deadline"] is None
     clock.t += 500
-    joined = lifecycle.join(matches, doc["id"], "any", "b", None, Caller())
+    joined = matches.join(doc["id"], "any", "b", None, Caller())
     assert joined["match"]["status"] == "active" and joined["match"]["clock"]["deadline"] == clock.t + 20
-    assert matches.store.claim_due(clock.t + 21, 5, 30) == [doc["id"]]
+    assert matches.store.clocks.claim_due(clock.t + 21, 5, 30) == [doc["id"]]
 
 
 def test_sweep_restores_a_lost_deadline(timed: tuple[Matches, FakeTime]) -> None:
     matches, clock = timed
     doc = create(matches, time_control={"per_move_seconds": 5})
-    matches.store.set_deadline(doc["id"], None)  # as if the process died between commit and index
+    matches.store.clocks.set_deadline(doc["id"], None)  # as if the process died between commit and index
     jobs.sweep_matches(matches)
-    assert matches.store.claim_due(clock.t + 6, 5, 30) == [doc["id"]]
+    assert matches.store.clocks.claim_due(clock.t + 6, 5, 30) == [doc["id"]]
 
 
 def test_both_players_asking_for_a_rematch_at_once_get_one_rematch(app: Flask) -> None:
@@ -359,9 +361,13 @@ def test_both_players_asking_for_a_rematch_at_once_get_one_rematch(app: Flask) -
         assert [answers[s].status_code for s in (0, 1)] == [200, 200], [answers[s].json for s in (0, 1)]
         assert answers[0].json["match_id"] == answers[1].json["match_id"] == table.get(0).json["rematch"]
         assert {answers[0].json["seat"], answers[1].json["seat"]} == {0, 1}
-        rematch = app.test_client().get(  # a rematch is private: read with a seat's token
-            f"/v1/matches/{answers[0].json['match_id']}", headers=bearer(answers[0].json["token"])
-        ).json
+        rematch = (
+            app.test_client()
+            .get(  # a rematch is private: read with a seat's token
+                f"/v1/matches/{answers[0].json['match_id']}", headers=bearer(answers[0].json["token"])
+            )
+            .json
+        )
         assert rematch["status"] == "active" and rematch["version"] == 2
         rematch_events = [e for e in events(app.test_client(), table.id) if e["type"] == "rematch"]
         assert len(rematch_events) == 1

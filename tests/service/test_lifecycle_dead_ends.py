@@ -20,12 +20,13 @@ from hypothesis import given, settings
 
 from engine.registry import GAMES
 from service import auth
+from service.domain import names
+from service.domain.errors import Conflict, Forbidden, Unauthorized
+from service.domain.identity import SEAT, Caller
+from service.domain.matches.operations import Matches, Move
 from service.http.app import create_app
-from service.matches import lifecycle, names
-from service.matches.errors import Conflict, Forbidden, Unauthorized
-from service.matches.identity import SEAT, Caller
-from service.matches.operations import Matches, Move
-from service.store import Store
+from service.storage.matches import Store
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 from tests.service.test_lifecycle import FakeTime, create, events, join, open_match, play_out
 from workers import jobs
@@ -189,7 +190,8 @@ def test_expired_private_waiting_matches_leave_no_ids_in_the_indexes(
 def test_a_waiting_match_costs_a_bounded_amount_of_redis(
     client: FlaskClient, redis_client: redis.Redis
 ) -> None:
-    """The largest waiting match (most seats, longest names, a clock) within the README's 9 KB."""
+    """The largest waiting match (most seats, longest names, a clock) within the 9 KB that
+    docs/api/matches.md says."""
     game = max(GAMES.values(), key=lambda g: g.max_players)
     seats = [{"name": "\U0001f409" * names.MAX_LENGTH}] + [{"kind": "open"}] * (game.max_players - 1)
     created = client.post(
@@ -207,7 +209,9 @@ def test_a_waiting_match_costs_a_bounded_amount_of_redis(
 @pytest.fixture
 def timed(redis_client: redis.Redis, redis_url: str) -> tuple[Matches, FakeTime]:
     clock = FakeTime()
-    return Matches(Store(redis_client), TEST_GAMES, make_config(redis_url), clock=clock), clock
+    return build(
+        make_config(redis_url), store=Store(redis_client), games=TEST_GAMES, clock=clock
+    ).matches, clock
 
 
 def away_match(matches: Matches, clock: FakeTime) -> tuple[str, int, str]:
@@ -246,7 +250,7 @@ def test_a_seat_out_of_time_is_away_and_its_player_takes_it_back_by_returning(
     assert matches.meta(mid).to_move == seat and matches.meta(mid).clock["deadline"] is None  # a bot's turn
 
     clock.t += 100
-    doc = lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
+    doc = matches.return_to_seat(mid, Caller(SEAT, token=token))
     assert doc["your_seat"] == seat and doc["seats"][seat]["kind"] == "human" and doc["view"]
     legal = matches.legal_actions(mid, Caller(SEAT, token=token))
     assert legal["seat"] == seat and legal["actions"]
@@ -277,20 +281,20 @@ def test_returning_twice_is_not_away_the_second_time_and_a_resigned_seat_cannot_
 ) -> None:
     matches, clock = timed
     mid, seat, token = away_match(matches, clock)
-    lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
+    matches.return_to_seat(mid, Caller(SEAT, token=token))
     version = matches.meta(mid).version
     with pytest.raises(Conflict) as again:
-        lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
+        matches.return_to_seat(mid, Caller(SEAT, token=token))
     assert again.value.code == "not_away" and again.value.details == {"seat": seat}
     assert matches.meta(mid).version == version  # nothing written
 
     mid, _, token = away_match(matches, clock)
-    lifecycle.resign(matches, mid, Caller(SEAT, token=token))
+    matches.resign(mid, Caller(SEAT, token=token))
     with pytest.raises(Forbidden) as left:
-        lifecycle.return_to_seat(matches, mid, Caller(SEAT, token=token))
+        matches.return_to_seat(mid, Caller(SEAT, token=token))
     assert left.value.code == "seat_left"
     with pytest.raises(Unauthorized):
-        lifecycle.return_to_seat(matches, mid, Caller())
+        matches.return_to_seat(mid, Caller())
 
 
 def test_an_away_seats_move_brings_its_player_back_and_is_played(timed: tuple[Matches, FakeTime]) -> None:
@@ -311,7 +315,7 @@ def test_only_resigning_gives_an_away_seat_up_and_an_away_player_may_ask_for_a_r
 ) -> None:
     matches, clock = timed
     mid, seat, token = away_match(matches, clock)
-    resigned = lifecycle.resign(matches, mid, Caller(SEAT, token=token))
+    resigned = matches.resign(mid, Caller(SEAT, token=token))
     assert resigned["resigned"] == [seat] and "away" not in resigned["seats"][seat]
     with pytest.raises(Forbidden) as refused:
         matches.legal_actions(mid, Caller(SEAT, token=token))
@@ -323,7 +327,7 @@ def test_only_resigning_gives_an_away_seat_up_and_an_away_player_may_ask_for_a_r
             jobs.take_turns(matches, mid, meta.version)
         else:
             other_seat_moves(matches, mid)
-    offer = lifecycle.rematch(matches, mid, Caller(SEAT, token=token))
+    offer = matches.rematch(mid, Caller(SEAT, token=token))
     assert offer["status"] == "waiting" and offer["token"]
 
 

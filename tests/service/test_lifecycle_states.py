@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from service import auth
+from service.domain.errors import MatchError
+from service.domain.identity import SEAT, Caller
+from service.domain.matches import seating
 from service.http.errors import from_refusal
-from service.matches import lifecycle, seating
-from service.matches.errors import MatchError
-from service.matches.identity import SEAT, Caller
-from service.matches.operations import Matches
-from service.store import ABORTED, ACTIVE, FINISHED, WAITING, Store
+from service.storage.matches import ABORTED, ACTIVE, FINISHED, WAITING, Store
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, make_config
 from workers import jobs
 
@@ -46,7 +46,9 @@ class MatchLife(RuleBasedStateMachine):
         client = redis.Redis.from_url(self.redis_url)
         client.flushall()
         self.t = 1_000_000.0
-        self.matches = Matches(Store(client), TEST_GAMES, make_config(self.redis_url), clock=lambda: self.t)
+        self.matches = build(
+            make_config(self.redis_url), store=Store(client), games=TEST_GAMES, clock=lambda: self.t
+        ).matches
         body: dict[str, Any] = {
             "game": "high_card",
             "options": {"rounds": 2},
@@ -79,9 +81,7 @@ class MatchLife(RuleBasedStateMachine):
     def join(self, choice: int | str, code_of: int) -> None:
         """Join a seat; in a private match with the invite code of seat ``code_of`` (if it has one)."""
         try:
-            joined = lifecycle.join(
-                self.matches, self.id, choice, "joiner", self.invites.get(code_of), Caller()
-            )
+            joined = self.matches.join(self.id, choice, "joiner", self.invites.get(code_of), Caller())
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert exc.status in (403, 409, 422), exc.message
@@ -93,7 +93,7 @@ class MatchLife(RuleBasedStateMachine):
         if seat not in self.tokens:
             return
         try:
-            lifecycle.resign(self.matches, self.id, self._bearer(seat))
+            self.matches.resign(self.id, self._bearer(seat))
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert exc.status in (401, 409), exc.message
@@ -101,7 +101,7 @@ class MatchLife(RuleBasedStateMachine):
     @rule()
     def cancel(self) -> None:
         try:
-            lifecycle.cancel(self.matches, self.id, Caller(SEAT, token=self.creator))
+            self.matches.cancel(self.id, Caller(SEAT, token=self.creator))
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert exc.status == 409 and self.meta().status != WAITING
@@ -113,12 +113,15 @@ class MatchLife(RuleBasedStateMachine):
             return
         was_away = seating.is_away(self.meta().seats[seat]) and self.meta().status == ACTIVE
         try:
-            doc = lifecycle.return_to_seat(self.matches, self.id, self._bearer(seat))
+            doc = self.matches.return_to_seat(self.id, self._bearer(seat))
         except MatchError as refusal:
             exc = from_refusal(refusal)  # the HTTP answer the refusal becomes
             assert not was_away, exc.message  # coming back always brings an away player back
             assert (exc.status, exc.code) in {
-                (401, "unauthorized"), (403, "seat_left"), (409, "not_away"), (409, "match_over")
+                (401, "unauthorized"),
+                (403, "seat_left"),
+                (409, "not_away"),
+                (409, "match_over"),
             }, exc.message
             return
         assert was_away and doc["your_seat"] == seat and doc["seats"][seat]["kind"] == seating.HUMAN
@@ -155,7 +158,7 @@ class MatchLife(RuleBasedStateMachine):
     @rule(seconds=st.sampled_from([5, 31]))
     def time_passes(self, seconds: int) -> None:
         self.t += seconds
-        for due in self.matches.store.claim_due(self.t, 10, 30):
+        for due in self.matches.store.clocks.claim_due(self.t, 10, 30):
             jobs.time_out(self.matches, due, at=self.t)
 
     @invariant()

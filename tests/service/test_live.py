@@ -1,4 +1,4 @@
-"""The live-event hub (service/live.py) over the real Redis: what a waiting client receives is exactly the
+"""The live-event hub (service/live/hub.py) over the real Redis: what a waiting client receives is exactly the
 stream, whatever races its subscription, and a lost pub/sub connection costs latency, not events."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from service.events import OVER
-from service.live import LiveEvents, Topic, event_key
+from service.live.hub import LiveEvents
+from service.live.topics import Topic, event_key
 from tests.service.conftest import Table, make_config
 
 #: One test client's waiter cap (the HTTP layer builds these from the caller's credential).
@@ -134,7 +135,8 @@ def test_ending_all_waiters_answers_a_long_poll_at_once(app, table):
 
 def test_a_subscription_that_redis_does_not_confirm_is_a_timeout(app, table):
     """With the reader unable to reach Redis, a new waiter fails fast (the API's 503) rather than waiting."""
-    from service.store import Store, connect
+    from service.storage.client import connect
+    from service.storage.matches import Store
 
     dead = Store(connect("redis://127.0.0.1:1/0", timeout=0.2))
     live = LiveEvents(dead, max_waiters=10, confirm_timeout=0.3)

@@ -1,5 +1,5 @@
 """Issue 30: a spectator's long-poll is answered with the match's meta as the process last read it while
-nothing came on the match's channel since (service/live.py, ``LiveEvents.match_meta``): the spectators
+nothing came on the match's channel since (:meth:`service.live.cache.MetaCache.match_meta`): the spectators
 of a match poll again together after each commit, and one read serves them.  Over the real Redis; the
 reads are counted by Redis itself (``INFO commandstats``)."""
 
@@ -14,8 +14,9 @@ from contextlib import contextmanager
 import pytest
 import redis
 
-from service.live import LiveEvents, Topic
-from service.store import MatchMeta
+from service.live.hub import LiveEvents
+from service.live.topics import Topic
+from service.storage.matches import MatchMeta
 from tests.service.conftest import Table
 
 QUOTA = [("addr:test", 500)]
@@ -50,13 +51,13 @@ def move(table: Table) -> dict:
 def noted(live: LiveEvents, match_id: str, generation: int) -> None:
     """Wait until the reader noted something on the match's channel after ``generation``."""
     deadline = time.monotonic() + 5
-    while live._feeds[Topic.match(match_id).channel].generation == generation:
+    while live.metas.generation(Topic.match(match_id).channel) == generation:
         assert time.monotonic() < deadline, "the reader never noted the commit"
         time.sleep(0.01)
 
 
 def generation(live: LiveEvents, match_id: str) -> int:
-    return live._feeds[Topic.match(match_id).channel].generation
+    return live.metas.generation(Topic.match(match_id).channel)
 
 
 def test_spectators_polling_again_read_the_match_once_per_commit(app, client, redis_client):
@@ -168,11 +169,11 @@ def test_polls_that_come_while_a_read_is_under_way_take_its_result(hub_and_meta)
     with followed(live, table.id):
         reads.release.clear()
         got: list[MatchMeta] = []
-        first = threading.Thread(target=lambda: got.append(live.match_meta(table.id, reads, keep_all)))
+        first = threading.Thread(target=lambda: got.append(live.metas.match_meta(table.id, reads, keep_all)))
         first.start()
         assert reads.started.wait(5)
         others = [
-            threading.Thread(target=lambda: got.append(live.match_meta(table.id, reads, keep_all)))
+            threading.Thread(target=lambda: got.append(live.metas.match_meta(table.id, reads, keep_all)))
             for _ in range(3)
         ]
         for t in others:
@@ -182,7 +183,7 @@ def test_polls_that_come_while_a_read_is_under_way_take_its_result(hub_and_meta)
         for t in [first, *others]:
             t.join(5)
         assert reads.calls == 1 and len(got) == 4 and all(m is meta for m in got)
-        assert live.match_meta(table.id, reads, keep_all) is meta and reads.calls == 1  # kept
+        assert live.metas.match_meta(table.id, reads, keep_all) is meta and reads.calls == 1  # kept
 
 
 def test_a_failed_read_fails_the_polls_that_joined_it_at_once_and_keeps_nothing(hub_and_meta):
@@ -197,7 +198,7 @@ def test_a_failed_read_fails_the_polls_that_joined_it_at_once_and_keeps_nothing(
 
         def poll() -> None:
             try:
-                live.match_meta(table.id, reads, keep_all)
+                live.metas.match_meta(table.id, reads, keep_all)
             except redis.ConnectionError as exc:
                 errors.append(exc)
 
@@ -212,7 +213,7 @@ def test_a_failed_read_fails_the_polls_that_joined_it_at_once_and_keeps_nothing(
         follower.join(5)
         assert len(errors) == 2 and reads.calls == 1
         reads.fail = False
-        assert live.match_meta(table.id, reads, keep_all) is meta and reads.calls == 2
+        assert live.metas.match_meta(table.id, reads, keep_all) is meta and reads.calls == 2
 
 
 def test_no_poll_waits_on_another_match_s_read(hub_and_meta, client):
@@ -224,12 +225,12 @@ def test_no_poll_waits_on_another_match_s_read(hub_and_meta, client):
         stuck = Reads(meta)
         stuck.release.clear()
         with followed(live, table.id) if follow else contextlib.nullcontext():
-            reader = threading.Thread(target=live.match_meta, args=(table.id, stuck, keep_all))
+            reader = threading.Thread(target=live.metas.match_meta, args=(table.id, stuck, keep_all))
             reader.start()
             assert stuck.started.wait(5)
             quick = Reads(other_meta)
             began = time.monotonic()
-            assert live.match_meta(other.id, quick, keep_all) is other_meta
+            assert live.metas.match_meta(other.id, quick, keep_all) is other_meta
             assert time.monotonic() - began < 1.0 and reader.is_alive(), follow
             stuck.release.set()
             reader.join(5)
@@ -245,11 +246,11 @@ def test_a_commit_noted_during_a_read_keeps_it_from_being_kept(hub_and_meta):
             noted(live, table.id, was)  # the reader noted the commit before the read returned
             return meta
 
-        assert live.match_meta(table.id, read_while_the_match_moves, keep_all) is meta
+        assert live.metas.match_meta(table.id, read_while_the_match_moves, keep_all) is meta
         reads = Reads(meta)
-        live.match_meta(table.id, reads, keep_all)
+        live.metas.match_meta(table.id, reads, keep_all)
         assert reads.calls == 1  # what was read before the commit was not kept
-        live.match_meta(table.id, reads, keep_all)
+        live.metas.match_meta(table.id, reads, keep_all)
         assert reads.calls == 1  # what was read after it was
 
 
@@ -257,5 +258,5 @@ def test_a_match_not_followed_is_read_every_time(hub_and_meta):
     live, table, meta = hub_and_meta
     reads = Reads(meta)
     for _ in range(3):
-        assert live.match_meta(table.id, reads, keep_all) is meta
+        assert live.metas.match_meta(table.id, reads, keep_all) is meta
     assert reads.calls == 3 and live.counts["metas_spared"] == 0

@@ -1,4 +1,4 @@
-"""The wire a live reader writes a stream to itself (service/live.py ``Wire``), over a real socket pair:
+"""The wire a live reader writes a stream to itself (``service.live.wire.Wire``), over a real socket pair:
 what the socket does not take at once is owed and sent later in order, and a client that stops reading
 for good is dropped, not buffered without bound (issue 30: fan-out written once per connection)."""
 
@@ -9,7 +9,7 @@ import socket
 import threading
 
 from service.http.admission import chunk
-from service.live import MAX_OWED, Wire
+from service.live.wire import MAX_OWED, Wire
 
 
 def pair() -> tuple[socket.socket, socket.socket, Wire]:

@@ -3,8 +3,8 @@
 import pytest
 from rq import Queue
 
+from service.domain.matches import bots
 from service.http.app import create_app
-from service.matches import bots
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 from tests.service.high_card import GAME as HIGH_CARD
 

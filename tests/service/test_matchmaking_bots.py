@@ -15,11 +15,12 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.errors import Invalid
+from service.domain.matches.operations import Matches
+from service.domain.matchmaking.making import app_caller
+from service.domain.ratings import bot_rater, is_builtin_rater
+from service.domain.tournaments.tournaments import Tournaments
 from service.http.app import create_app
-from service.matches.errors import Invalid
-from service.matches.operations import Matches
-from service.matches.ratings import bot_rater, is_builtin_rater
-from service.matches.seeks import app_caller
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend
 from tests.service.test_seeks import Lobby
@@ -201,17 +202,17 @@ def test_the_rater_of_a_bot_seat(level: str, think_ms: int | None, rater: str) -
 def test_a_rated_tournament_enters_a_level_once_per_think_ms(client: FlaskClient, app: Flask) -> None:
     """A tournament's matches are rated like any: ``normal`` and ``normal`` at 100 ms are two players,
     ``normal`` twice (its default spelled out or not) is one level entered twice."""
-    matches: Matches = app.extensions["tabletop"].matches
+    tournaments: Tournaments = app.extensions["tabletop"].tournaments
     backend = Backend(client)
     caller = app_caller(backend.app["id"])
     request = {"game": GAME, "players": 2, "options": {"rounds": 1}, "rated": True}
     with pytest.raises(Invalid) as twice:
-        matches.tournaments.create(
+        tournaments.create(
             {**request, "entrants": [{"level": "normal"}, {"level": "normal", "think_ms": 500, "name": "N"}]},
             caller,
         )
     assert twice.value.details["field"] == "entrants"
-    doc = matches.tournaments.create(
+    doc = tournaments.create(
         {**request, "entrants": [{"level": "normal"}, {"level": "normal", "think_ms": 100, "name": "Quick"}]},
         caller,
     )

@@ -28,7 +28,8 @@ from gunicorn.http.unreader import IterUnreader
 
 from service.http.app import TabletopFlask
 from service.serving import OneSendResponse
-from service.store import HoldingPool, QuickCheckParser, Store, _os_poll, connect
+from service.storage.client import HoldingPool, QuickCheckParser, _os_poll, connect
+from service.storage.matches import Store
 from tests.service.conftest import Table, bearer
 
 #: Headers that differ between two answers by construction.
@@ -256,7 +257,7 @@ def test_a_subscriptions_wait_sees_a_message_nothing_and_a_closed_connection(
 _GEVENT_WAITS = """
 from gevent import monkey; monkey.patch_all()
 import json, socket, time, gevent
-from service.store import _readable
+from service.storage.client import _readable
 a, b = socket.socketpair()
 out = {}
 started = time.monotonic(); out["nothing"] = [_readable(a, 0.2), time.monotonic() - started]

@@ -14,11 +14,11 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-import service.store
+import service.storage.match_cache
+from service.domain.identity import SEAT, Caller
+from service.domain.matches.operations import Matches, Move
 from service.http.app import create_app
-from service.matches.identity import SEAT, Caller
-from service.matches.operations import Matches, Move
-from service.store import Commit, Store
+from service.storage.matches import Commit, Store
 from tests.service.conftest import TEST_GAMES, Table, make_config
 from tests.service.test_lifecycle_dead_ends import FakeTime, away_match, others_move_until, timed
 
@@ -141,7 +141,7 @@ def test_a_commit_checks_the_stamp_of_the_version(app: Flask, table: Table) -> N
 def test_a_process_keeps_its_last_matches_and_none_that_is_over(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service.store, "RECENT_MATCHES", 2)
+    monkeypatch.setattr(service.storage.match_cache, "RECENT_MATCHES", 2)
     store: Store = app.extensions["tabletop"].matches.store
     tables = [Table(client, seed=7 + i) for i in range(3)]
     for t in tables:

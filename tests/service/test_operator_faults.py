@@ -22,8 +22,8 @@ from flask import Flask
 
 from devtools.private_cluster import PrivateCluster
 from service.config import Config
-from service.http.api import EXTENSION
 from service.http.app import OFFLINE_REDIS_URL, create_app
+from service.http.context import EXTENSION
 from service.http.spec import render
 from tests.service.conftest import TEST_GAMES, Table, make_config
 from workers.worker import BotWorker

@@ -15,9 +15,9 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.identity import APP, Caller
 from service.http.app import create_app
 from service.http.limits import KEY_PREFIX
-from service.matches.identity import APP, Caller
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 
 LIMIT = re.compile(r'^"(?P<name>[a-z]+-\d+s)";r=(?P<r>\d+);t=(?P<t>\d+)$')

@@ -17,12 +17,14 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain import ratings as rating_rules
+from service.domain.matches.operations import Matches
+from service.domain.outbox.ratings import outcome
+from service.domain.ratings import BUILTINS, MODEL, places, rate, rated_places
 from service.http.app import create_app
-from service.matches import ratings as rating_rules
-from service.matches.operations import Matches
-from service.matches.ratings import BUILTINS, MODEL, outcome, places, rate, rated_places
-from service.ratings_store import slot_key
-from service.store import FINISHED, MatchMeta, match_key
+from service.http.context import Services
+from service.storage.matches import FINISHED, MatchMeta, match_key
+from service.storage.ratings import slot_key
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend, put_player, token_for
 
@@ -35,9 +37,14 @@ def app(redis_client: redis.Redis, redis_url: str) -> Flask:
 
 
 @pytest.fixture
-def matches(app: Flask) -> Matches:
-    found: Matches = app.extensions["tabletop"].matches
+def services(app: Flask) -> Services:
+    found: Services = app.extensions["tabletop"]
     return found
+
+
+@pytest.fixture
+def matches(services: Services) -> Matches:
+    return services.matches
 
 
 class Club(Backend):
@@ -149,7 +156,7 @@ def test_a_rated_match_is_only_between_named_players_and_built_in_bots(
 
 
 def test_a_finished_rated_match_rates_its_players_once(
-    client: FlaskClient, club: Club, matches: Matches, redis_client: redis.Redis
+    client: FlaskClient, club: Club, matches: Matches, redis_client: redis.Redis, services: Services
 ) -> None:
     """Point 1: "each rated match updates its players' ratings exactly once when it finishes"."""
     made = club.rated("ann", "bob", "bot:hard").json
@@ -170,10 +177,10 @@ def test_a_finished_rated_match_rates_its_players_once(
     last = raters[order.index(max(order))]
     assert stored[first]["ordinal"] > 0 > stored[last]["ordinal"]
     # Asked again (a retry of the drain, a second sweep): nothing changes.
-    entry = rating_rules.outcome(None, meta, matches.accounts.store.player)
+    entry = outcome(None, meta, matches.accounts.store.player)
     assert entry is not None
-    assert matches.ratings.record(meta.id, entry) is False
-    assert matches.outboxes.drain(meta.id) == 0
+    assert services.ratings.record(meta.id, entry) is False
+    assert services.outbox.drain(meta.id) == 0
     assert ratings_of(redis_client, app) == stored
     assert redis_client.llen(match_key(meta.id, "outbox")) == 0
     # The bot player pool and the people pool: ann and bob are people, builtin:hard a bot.
@@ -184,7 +191,7 @@ def test_a_finished_rated_match_rates_its_players_once(
 
 
 def test_recording_twice_and_from_many_threads_rates_once(
-    matches: Matches, club: Club, redis_client: redis.Redis
+    matches: Matches, club: Club, redis_client: redis.Redis, services: Services
 ) -> None:
     """The same outcome recorded 16 times at once (drains racing): one of them rates it.  Then 40
     matches sharing players recorded from 8 threads at once: each rated once, every player's history a
@@ -198,7 +205,7 @@ def test_recording_twice_and_from_many_threads_rates_once(
 
     def once() -> None:
         barrier.wait()
-        wins.append(matches.ratings.record("m-0", first))
+        wins.append(services.ratings.record("m-0", first))
 
     threads = [threading.Thread(target=once) for _ in range(16)]
     for t in threads:
@@ -227,7 +234,7 @@ def test_recording_twice_and_from_many_threads_rates_once(
                 if not queue:
                     return
                 match_id, entry = queue.pop()
-            assert matches.ratings.record(match_id, entry) is True
+            assert services.ratings.record(match_id, entry) is True
 
     threads = [threading.Thread(target=work) for _ in range(8)]
     for t in threads:
@@ -384,7 +391,7 @@ def test_places_share_ties_as_the_rules_say(result: dict[str, Any], expected: li
 
 
 def test_leaderboards_order_by_ordinal_share_ranks_and_page_without_gaps(
-    client: FlaskClient, club: Club, matches: Matches
+    client: FlaskClient, club: Club, matches: Matches, services: Services
 ) -> None:
     app = club.app["id"]
     names = [f"p{i:02d}" for i in range(12)]
@@ -398,9 +405,9 @@ def test_leaderboards_order_by_ordinal_share_ranks_and_page_without_gaps(
             n += 1
             trio = [names[i], names[j], names[(i + j) % 8]]
             if len(set(trio)) == 3:
-                matches.ratings.record(f"rr-{n}", synthetic(app, trio, [1, 2, 3], at=float(n)))
-    matches.ratings.record("x-1", synthetic(app, ["p08", "builtin:easy"], [1, 2], at=100.0))
-    matches.ratings.record("x-2", synthetic(app, ["p09", "builtin:normal"], [1, 2], at=101.0))
+                services.ratings.record(f"rr-{n}", synthetic(app, trio, [1, 2, 3], at=float(n)))
+    services.ratings.record("x-1", synthetic(app, ["p08", "builtin:easy"], [1, 2], at=100.0))
+    services.ratings.record("x-2", synthetic(app, ["p09", "builtin:normal"], [1, 2], at=101.0))
 
     whole = club.board(limit=100).json
     assert whole["game"] == GAME and whole["pool"] == "people" and whole["next_cursor"] is None
@@ -428,14 +435,14 @@ def test_leaderboards_order_by_ordinal_share_ranks_and_page_without_gaps(
     # still read exactly once (a keyset cursor; an offset would skip or repeat the players between).
     first = club.board(limit=4).json
     movers = {rows[-1]["player"], rows[0]["player"]}
-    matches.ratings.record("late", synthetic(app, [rows[-1]["player"], rows[0]["player"]], [1, 2], at=200.0))
+    services.ratings.record("late", synthetic(app, [rows[-1]["player"], rows[0]["player"]], [1, 2], at=200.0))
     second = club.board(limit=100, cursor=first["next_cursor"]).json["players"]
     seen = [r["player"] for r in first["players"] + second if r["player"] not in movers]
     assert sorted(seen) == sorted(set(names[:10]) - movers)
     # The bots' pool: the four built-in levels from the start, in every app; robo after its match.
     bots = club.board("bots").json["players"]
     assert {r["player"] for r in bots} == set(BUILTINS)
-    matches.ratings.record(
+    services.ratings.record(
         "robo-1", {**synthetic(app, ["robo", "ann"], [1, 2], 300.0), "pools": ["bots", "people"]}
     )
     assert "robo" in {r["player"] for r in club.board("bots").json["players"]}
@@ -458,12 +465,12 @@ def test_leaderboard_refusals(client: FlaskClient, club: Club) -> None:
 
 
 def test_a_players_ratings_per_game_with_recent_history(
-    client: FlaskClient, club: Club, matches: Matches
+    client: FlaskClient, club: Club, matches: Matches, services: Services
 ) -> None:
     app = club.app["id"]
     for i in range(35):
         ranks = [1, 2] if i % 3 else [2, 1]
-        matches.ratings.record(f"h-{i}", synthetic(app, ["ann", "builtin:hard"], ranks, at=float(i)))
+        services.ratings.record(f"h-{i}", synthetic(app, ["ann", "builtin:hard"], ranks, at=float(i)))
     doc = client.get("/v1/players/ann/ratings", headers=club.as_("bob")).json
     assert doc["player"] == "ann" and [r["game"] for r in doc["ratings"]] == [GAME]
     mine = doc["ratings"][0]
@@ -520,20 +527,20 @@ def test_summaries_carry_the_result_and_my_matches_filter_by_game_and_status(
 
 
 def test_an_all_bot_rated_match_is_rated_though_nobody_is_told(
-    club: Club, matches: Matches, redis_client: redis.Redis
+    club: Club, matches: Matches, redis_client: redis.Redis, services: Services
 ) -> None:
     """The ladder of the built-in levels (point 7) has no player to notify: the finishing commit still
     puts the outcome in the outbox, marked pending for the sweep, and it is rated."""
     made = club.rated("bot:random", "bot:easy", "bot:hard").json
     assert made["rated"] is True
     entries: list[dict[str, Any]] = []
-    drain = matches.outboxes.drain
+    drain = services.outbox.drain
 
     def spy(match_id: str) -> int:
         entries.extend(json.loads(e) for e in redis_client.lrange(match_key(match_id, "outbox"), 0, -1))
         return drain(match_id)
 
-    matches.outboxes.drain = spy  # type: ignore[method-assign]
+    services.outbox.drain = spy  # type: ignore[method-assign]
     meta = play_out(matches, made["id"])
     assert [e["notes"] for e in entries] == [[]] and entries[0]["rating"]["players"] == [
         "builtin:random",
@@ -550,21 +557,21 @@ def test_an_all_bot_rated_match_is_rated_though_nobody_is_told(
 
 
 def test_the_write_is_a_compare_and_set_on_every_rating_it_read(
-    club: Club, matches: Matches, redis_client: redis.Redis
+    club: Club, matches: Matches, redis_client: redis.Redis, services: Services
 ) -> None:
     """A computation on ratings that changed meanwhile is refused (and :meth:`Ratings.record` computes
     again); a match rated already is a no-op; the marks of matches rated longer ago than the retention
     (plus a day) are dropped, so the set of rated matches does not grow for ever."""
-    store = matches.ratings.store
+    store = services.ratings.store
     app = club.app["id"]
     entry = synthetic(app, ["ann", "bob"], [1, 2], at=1.0)
     snapshot = store.snapshot(app, GAME, "slow", ["ann", "bob"])
-    writes = matches.ratings._compute("slow", entry, ["ann", "bob"], [1, 2], snapshot.records)
-    assert matches.ratings.record("fast", synthetic(app, ["bob", "cy"], [1, 2], at=2.0))
+    writes = services.ratings._compute("slow", entry, ["ann", "bob"], [1, 2], snapshot.records)
+    assert services.ratings.record("fast", synthetic(app, ["bob", "cy"], [1, 2], at=2.0))
     args = (app, GAME, "slow", 10.0, snapshot.records, writes, 0.0, 5)
     assert store.apply(*args) == ("stale", None)
     assert ratings_of(redis_client, app)["bob"]["matches"] == 1  # nothing of "slow" was written
-    assert matches.ratings.record("slow", entry) is True
+    assert services.ratings.record("slow", entry) is True
     assert ratings_of(redis_client, app)["bob"]["matches"] == 2
     fresh = store.snapshot(app, GAME, "slow", ["ann", "bob"])
     assert fresh.rated and store.apply(app, GAME, "slow", 11.0, fresh.records, [], 0.0, 5) == (
@@ -574,7 +581,7 @@ def test_the_write_is_a_compare_and_set_on_every_rating_it_read(
     rated = slot_key(app, GAME, "rated")
     assert {m.decode() for m in redis_client.zrange(rated, 0, -1)} == {"fast", "slow"}
     redis_client.zadd(rated, {"fast": 1.0})  # rated long ago
-    assert matches.ratings.record("next", synthetic(app, ["cy", "dee"], [1, 2], at=3.0))
+    assert services.ratings.record("next", synthetic(app, ["cy", "dee"], [1, 2], at=3.0))
     assert {m.decode() for m in redis_client.zrange(rated, 0, -1)} == {"slow", "next"}
 
 

@@ -1,6 +1,6 @@
 """Property tests of the ratings (issue 27 point 6: "property tests on the ratings (a rated win never
 lowers the winner's rating against equal opponents; order of updates per match is fixed)"), and of
-ties shared (point 1).  The model's computation is pure (:func:`service.matches.ratings.rate`); the
+ties shared (point 1).  The model's computation is pure (:func:`service.domain.ratings.rate`); the
 replay property runs through :meth:`Ratings.record` on a real Redis."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.matches.ratings import MODEL, Ratings, ordinal, rate
-from service.ratings_store import RatingStore
+from service.domain.ratings import MODEL, Ratings, ordinal, rate
+from service.storage.ratings import RatingStore
 from tests.service.conftest import make_config
 
 MU = st.floats(min_value=0.0, max_value=50.0, allow_nan=False)

@@ -1,28 +1,19 @@
-"""The README documents apps and players as the code has them (issue 25, point 8): every setting, with its
-default; every kind of feed entry and every scope; every route of the accounts and feed blueprints.
-The README's walkthrough itself runs in tests/clients/test_readme.py."""
+"""The docs (docs/operating.md, docs/api/apps-and-players.md) document apps and players as the code has them
+(issue 25, point 8): every setting, with its default; every kind of feed entry and every scope; every
+route of the accounts and feed blueprints. The walkthrough itself runs in tests/clients/test_readme.py."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import pytest
 
 from service.config import Config
+from service.domain.feeds.feed import ENTRY_TYPES
+from service.domain.identity import SCOPES
 from service.http.app import OFFLINE_REDIS_URL, create_app
-from service.matches.feed import ENTRY_TYPES
-from service.matches.identity import SCOPES
-
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-
-
-def section(title: str) -> str:
-    """The README's ``## title`` section, up to the next one."""
-    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", README, re.S | re.M)
-    assert found, f"no '## {title}' section in README.md"
-    return found.group(1)
+from tests.docs.pages import section
 
 
 def settings_table() -> dict[str, str]:
@@ -41,7 +32,7 @@ def settings_table() -> dict[str, str]:
 def test_every_setting_has_a_row_in_the_configuration_table() -> None:
     rows = settings_table()
     missing = [f.name for f in dataclasses.fields(Config) if f"TABLETOP_{f.name.upper()}" not in rows]
-    assert missing == [], f"settings without a row in README.md's Configuration table: {missing}"
+    assert missing == [], f"settings without a row in docs/operating.md's Configuration table: {missing}"
 
 
 @pytest.mark.parametrize(

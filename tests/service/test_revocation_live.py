@@ -1,5 +1,5 @@
 """Revocation reaches the waiters (issue 42, point 1), in process over the real Redis: the live hub
-(service/live.py) ends the subscriptions a revocation covers, by their credential's tag, and only those;
+(service/live/guard.py) ends the subscriptions a revocation covers, by their credential's tag, and only those;
 refuses a waiter whose credential was revoked a moment before it subscribed or has expired; ends the
 waiters of a token that expires, and of a credential revoked without an announcement, at its guard's
 next look; and the HTTP views end a long-poll with 401 ``credential_revoked`` and a stream with a last
@@ -18,10 +18,13 @@ import pytest
 import redis
 from flask import Flask
 
-from service.accounts_store import AccountStore, Revocation
+from service.domain.identity import APP, Caller
 from service.http.app import create_app
-from service.live import CREDENTIAL_REVOKED, Credential, CredentialRevoked, LiveEvents, Subscription, Topic
-from service.matches.identity import APP, Caller
+from service.live.credentials import CREDENTIAL_REVOKED, Credential, CredentialRevoked
+from service.live.hub import LiveEvents
+from service.live.subscription import Subscription
+from service.live.topics import Topic
+from service.storage.accounts import AccountStore, Revocation
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 
 QUOTA = [("addr:test", 500)]
@@ -59,26 +62,26 @@ def test_a_revocation_ends_exactly_the_waiters_it_covers(app: Flask) -> None:
         "seat": live.subscribe(topic, QUOTA),
     }
     try:
-        assert live.revoke(Revocation("a1", "a1:ann", ("t1",))) == 1
+        assert live.guard.revoke(Revocation("a1", "a1:ann", ("t1",))) == 1
         assert subs["t1"].revoked == "token_revoked"
-        assert live.revoke(Revocation("a1", key="k-old")) == 1
+        assert live.guard.revoke(Revocation("a1", key="k-old")) == 1
         assert subs["key"].revoked == "key_rotated"
         assert [n for n, s in subs.items() if s.revoked] == ["key", "t1"]
-        assert live.revoke(Revocation("a1")) == 3
+        assert live.guard.revoke(Revocation("a1")) == 3
         assert {n for n, s in subs.items() if s.revoked} == {"key", "new key", "t1", "t2", "bob"}
         assert subs["t2"].revoked == "app_revoked" and subs["new key"].revoked == "app_revoked"
         assert subs["other app"].revoked is None and subs["seat"].revoked is None
     finally:
         for sub in subs.values():
             sub.close()
-    assert live.waiters == 0 and not live._by_app
+    assert live.waiters == 0 and not live.guard.tagged
 
 
 def test_a_credential_revoked_just_before_its_waiter_subscribes_is_refused(app: Flask) -> None:
     """The race between the request's credential check and its subscription: the hub remembers what
     it heard lately, and refuses the waiter; another token of the same player is let in."""
     live = live_of(app)
-    live.revoke(Revocation("a1", "a1:ann", ("t1", "t2")))
+    live.guard.revoke(Revocation("a1", "a1:ann", ("t1", "t2")))
     with pytest.raises(CredentialRevoked) as refused:
         live.subscribe(Topic.player("a1:ann"), QUOTA, Credential("a1", "a1:ann", "t2"))
     assert refused.value.reason == "token_revoked"
@@ -225,8 +228,8 @@ def test_a_revoked_token_s_long_poll_answers_401_at_once_and_another_token_s_goe
 def test_revoking_all_tokens_ends_a_stream_with_a_last_credential_revoked_line(
     slow: Flask, accept: str
 ) -> None:
-    """The README's lost phone: "revoke all tokens" ends the stream at once; its last line says why,
-    with the last event id it carried."""
+    """The lost phone of docs/api/apps-and-players.md: "revoke all tokens" ends the stream at once; its
+    last line says why, with the last event id it carried."""
     backend = Backend(slow)
     token = backend.tokens[0]["token"]
 
@@ -322,9 +325,9 @@ def test_tabletop_apps_revoke_reaches_the_api_process_s_waiters_and_the_app_s_th
     assert not poll.is_alive() and out[0].status_code == 401
     assert out[0].json["details"] == {"reason": "app_revoked"}
     services = slow.extensions["tabletop"]
-    from service.matches.seeks import app_caller
+    from service.domain.matchmaking.making import app_caller
 
     assert services.seeks.get(app_caller(backend.id), seek.json["id"])["status"] == "cancelled"
     assert services.challenges.get(app_caller(backend.id), challenge.json["id"])["status"] == "cancelled"
-    [endpoint] = services.matches.webhooks.endpoints(backend.id)
+    [endpoint] = services.webhooks.endpoints(backend.id)
     assert endpoint["status"] == "disabled" and endpoint["disabled_reason"] == "app_revoked"

@@ -4,7 +4,7 @@ players' own seeks, the notes on the players' feeds, and a sweep finishing what 
 
 Against a real Redis, through the HTTP API as an integrator calls it; the clock of the domain is the
 test's (``Matches.now``), and the workers' once-a-second sweep is called directly
-(:meth:`service.matches.seeks.Seeks.sweep`).  The 200-seekers-at-once test is in
+(:meth:`service.domain.matchmaking.seeks.Seeks.sweep`).  The 200-seekers-at-once test is in
 test_seeks_concurrency.py."""
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain import ratings
+from service.domain.feeds import feed
+from service.domain.matchmaking.seeks import Seeks
 from service.http.app import create_app
-from service.matches import feed, ratings
-from service.matches.seeks import Seeks
-from service.seeks_store import Pool
+from service.storage.seeks import Pool
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, new_app, play_one, put_player, token_for
 
@@ -61,8 +62,8 @@ class Lobby:
             self.tokens[pid] = token_for(client, self.key, pid, scopes=["play"])
         self.svc = client.application.extensions["tabletop"]
         self.clock = Clock()
-        self.svc.matches.now = self.clock
         self.seeks: Seeks = self.svc.seeks
+        self.svc.matches.now = self.seeks.now = self.svc.challenges.now = self.clock
 
     def as_(self, pid: str) -> dict[str, str]:
         return bearer(self.tokens[pid])
@@ -560,7 +561,7 @@ def test_a_rated_seek_makes_a_rated_match_whose_ratings_the_next_seeks_carry(lob
     app_id = lobby.app["id"]
     for pid in ("ann", "bob"):
         again = lobby.posted(pid, players=3)
-        assert again["player"]["rating"] == lobby.svc.matches.ratings.ordinal(app_id, GAME, f"{app_id}:{pid}")
+        assert again["player"]["rating"] == lobby.svc.ratings.ordinal(app_id, GAME, f"{app_id}:{pid}")
         assert again["player"]["rating"] != 0.0  # a rated match moves every rating (ties too: sigma)
 
 
@@ -570,7 +571,7 @@ def rate(lobby: Lobby, ordinals: dict[str, float]) -> None:
     for pid, value in ordinals.items():
         record = ratings.default_record(pid.title(), "people")
         records[pid] = {**record, "mu": value + 3 * record["sigma"], "ordinal": value, "matches": 5}
-    lobby.svc.matches.ratings.store.seed(lobby.app["id"], GAME, records)
+    lobby.svc.ratings.store.seed(lobby.app["id"], GAME, records)
 
 
 def test_rating_ranges_compare_ratings_both_ways(lobby: Lobby) -> None:

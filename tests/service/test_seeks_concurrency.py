@@ -16,9 +16,9 @@ import pytest
 import redis
 from flask import Flask
 
+from service.domain.matches import seating
 from service.http.app import create_app
-from service.matches import seating
-from service.seeks_store import Pool
+from service.storage.seeks import Pool
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, new_app, put_player
 

@@ -1,7 +1,7 @@
-"""The README's "Finding a match" example works when copied (issue 27 point 8): its ``sh`` block runs with
-bash against ``tabletop serve`` in development mode (a private Redis, the worker beside the API, whose
-sweep fills the last seek with bots), as a reader would run it; and the section names every route of
-the seeks and challenges blueprints."""
+"""The "Finding a match" example (docs/api/matchmaking.md) works when copied (issue 27 point 8): its ``sh``
+block runs with bash against ``tabletop serve`` in development mode (a private Redis, the worker beside
+the API, whose sweep fills the last seek with bots), as a reader would run it; and the section names
+every route of the seeks and challenges blueprints."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import re
 
 from service.config import Config
 from service.http.app import OFFLINE_REDIS_URL, create_app
-from tests.clients.test_readme import api, block, run  # noqa: F401  (api: the served instance)
-from tests.service.test_readme_accounts import section
+from tests.clients.test_readme import api, run  # noqa: F401  (api: the served instance)
+from tests.docs.pages import block, section
 
 
 def test_the_finding_a_match_example_pairs_challenges_and_fills_with_bots(api: str) -> None:  # noqa: F811

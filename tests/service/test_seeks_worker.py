@@ -1,5 +1,5 @@
 """The workers' matchmaking sweep in a real process (issue 27 points 3-5): the clock keeper of
-``tabletop worker`` (:func:`workers.worker.keep_clocks`, forked as the worker forks it) fills a seek's
+``tabletop worker`` (:func:`workers.keeper.keep`, forked as the worker forks it) fills a seek's
 seats with bots once its wait is over, expires seeks and challenges and tells their players, and makes
 the match of a pairing whose poster died.  Waits poll with deadlines (the sweep runs once a second)."""
 
@@ -17,11 +17,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.config import Config
+from service.domain.feeds import feed
 from service.http.app import create_app
-from service.matches import feed
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, new_app, put_player, token_for
-from workers.worker import keep_clocks
+from workers.keeper import keep
 
 #: A game the worker knows (it runs the registered games, not the test ones).
 GAME = "year_of_dragon"
@@ -41,7 +41,7 @@ def app(redis_client: redis.Redis, config: Config) -> Flask:
 @pytest.fixture
 def keeper(app: Flask, config: Config) -> Iterator[mp.process.BaseProcess]:
     """The clock keeper, a child process of this one (it stops when its parent is gone, or here)."""
-    child = mp.get_context("fork").Process(target=keep_clocks, args=(config, os.getpid()), daemon=True)
+    child = mp.get_context("fork").Process(target=keep, args=(config, os.getpid()), daemon=True)
     child.start()
     yield child
     child.terminate()

@@ -1,4 +1,5 @@
-"""`tabletop serve` as the README runs it: no TABLETOP_REDIS_URL, so it starts a private Redis."""
+"""`tabletop serve` as the README's quick start runs it: no TABLETOP_REDIS_URL, so it starts a private
+Redis."""
 
 import email.utils
 import json

@@ -5,7 +5,7 @@ seat), are counted by the commits that make them, shown on the match's seats whi
 in its result once over; a rated seat its stand-in mostly played is rated last.
 
 Against a real Redis.  Human moves go through the HTTP API (so the API process's own last write of the
-match, :meth:`service.store.Store.recent`, decides them where it can); timeouts and bot turns go
+match, :meth:`service.storage.matches.Store.recent`, decides them where it can); timeouts and bot turns go
 through a second :class:`Matches` over its own store, as a worker process would, so the API's kept
 write goes stale under it and the counts must still come out exact."""
 
@@ -19,10 +19,11 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.matches.operations import Matches
+from service.domain.ratings import places, rated_places, stand_in_majority
 from service.http.app import create_app
-from service.matches.operations import Matches
-from service.matches.ratings import places, rated_places, stand_in_majority
-from service.store import FINISHED, Store
+from service.storage.matches import FINISHED, Store
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend
 
@@ -43,7 +44,7 @@ def api_matches(app: Flask) -> Matches:
 @pytest.fixture
 def worker(api_matches: Matches, redis_url: str) -> Matches:
     """The domain as a worker process has it: its own store, so its own kept writes."""
-    return Matches(Store(redis.Redis.from_url(redis_url)), TEST_GAMES, api_matches.config)
+    return build(api_matches.config, store=Store(redis.Redis.from_url(redis_url)), games=TEST_GAMES).matches
 
 
 class Play:

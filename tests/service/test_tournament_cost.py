@@ -22,11 +22,12 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.errors import Conflict, NotFound
+from service.domain.tournaments import pairing as rules
+from service.domain.tournaments.records import match_id_of
+from service.domain.tournaments.scheduler import ABORT_BATCH, START_BATCH
 from service.http.app import create_app
-from service.matches import tournament_pairing as rules
-from service.matches.errors import Conflict, NotFound
-from service.matches.tournaments import ABORT_BATCH, START_BATCH, match_id_of
-from service.store import ABORTED, ACTIVE
+from service.storage.matches import ABORTED, ACTIVE
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN
 from tests.service.test_tournaments import GAME, Clock, Club, play_out
@@ -117,14 +118,14 @@ def test_the_scheduler_makes_the_matches_in_batches_as_they_start(
     club: Club, redis_client: redis.Redis
 ) -> None:
     tid = made(club, parallel=START_BATCH + 8, **BIG)["id"]
-    club.tournaments.sweep(club.matches.now())  # the keeper's look: one batch, and due again at once
+    club.sweep()  # the keeper's look: one batch, and due again at once
     doc = club.get(tid)
     assert Counter(m["status"] for m in doc["matches"][: START_BATCH + 8]) == {
         ACTIVE: START_BATCH,
         "pending": 8,
     }
     assert redis_client.zscore("tt:tournaments:due", f"{club.app_id}:{tid}") <= club.matches.now()
-    club.tournaments.sweep(club.matches.now())
+    club.sweep()
     going = [m["match_id"] for m in club.get(tid)["matches"] if m["status"] == ACTIVE]
     assert going == [match_id_of(tid, n) for n in range(1, START_BATCH + 9)]  # in number order, no more
     assert len(match_keys(redis_client, tid)) > 0
@@ -140,7 +141,7 @@ def test_a_cancel_is_constant_work_and_the_sweep_aborts_what_was_under_way(
     big = made(club, parallel=ABORT_BATCH + 6, **BIG)["id"]
     club.tournaments.cancel(warm, club.caller)  # its script loaded once
     for _ in range(4):  # the keeper's looks: ABORT_BATCH + 6 under way
-        club.tournaments.sweep(club.matches.now())
+        club.sweep()
     going = [m["match_id"] for m in club.get(big)["matches"] if m["status"] == ACTIVE]
     assert len(going) == ABORT_BATCH + 6
     play_out(club.matches, going[0])  # one finished: its result stays
@@ -158,7 +159,7 @@ def test_a_cancel_is_constant_work_and_the_sweep_aborts_what_was_under_way(
     while still:
         looks += 1
         assert looks <= 3
-        club.tournaments.sweep(club.matches.now())
+        club.sweep()
         still = [m for m in club.matches.store.metas(going[1:]) if m is not None and m.status == ACTIVE]
     assert looks == 2  # ABORT_BATCH, then the rest
     meta = club.matches.meta(going[1])
@@ -203,7 +204,7 @@ def test_an_apps_tournaments_and_their_matches_are_capped_and_shown(club: Club, 
     usage = client.get("/v1/apps/me", headers=bearer(club.key)).json["usage"]["tournaments"]
     assert usage == {"tournaments": 3, "matches": 9900 + 6 + 6}
     # Matches ending count down; a cancel frees its place at once.
-    club.tournaments.sweep(club.matches.now())
+    club.sweep()
     going = [m["match_id"] for m in club.get(first)["matches"] if m["status"] == ACTIVE]
     play_out(club.matches, going[0])
     assert club.tournaments.usage(club.app_id) == {"tournaments": 3, "matches": 9900 + 6 + 6 - 1}
@@ -215,9 +216,10 @@ def test_an_apps_tournaments_and_their_matches_are_capped_and_shown(club: Club, 
 def test_a_finished_tournament_stops_counting(club: Club) -> None:
     tid = made(club, entrants=[{"level": "random"}, {"level": "easy"}], matches_per_pairing=1)["id"]
     assert club.tournaments.usage(club.app_id) == {"tournaments": 1, "matches": 1}
-    club.tournaments.advance(club.app_id, tid)
+    club.scheduler.advance(club.app_id, tid)
     [m] = club.get(tid)["matches"]
     play_out(club.matches, m["match_id"])
+    club.sweep()  # the keeper finishes it (the match's end marked it due)
     assert club.get(tid)["status"] == "finished"
     assert club.tournaments.usage(club.app_id) == {"tournaments": 0, "matches": 0}
 
@@ -249,9 +251,10 @@ def test_cancel_all_cancels_every_scheduled_and_running_tournament_of_the_app(
     scheduled = made(club, starts_at=club.matches.now() + 3600, **SMALL)["id"]
     finished = made(club, entrants=[{"level": "random"}, {"level": "easy"}], matches_per_pairing=1)["id"]
     theirs = made(other, **SMALL)["id"]
-    club.tournaments.sweep(club.matches.now())
+    club.sweep()
     [last] = club.get(finished)["matches"]
     play_out(club.matches, last["match_id"])
+    club.sweep()  # the keeper finishes it
     going = [m["match_id"] for m in club.get(running)["matches"] if m["status"] == ACTIVE]
     assert len(going) == 2
     assert club.tournaments.cancel_all(club.app_id, "app_revoked") == 2
@@ -262,13 +265,13 @@ def test_cancel_all_cancels_every_scheduled_and_running_tournament_of_the_app(
     assert other.get(theirs)["status"] == "running"  # another app's: untouched
     assert club.tournaments.usage(club.app_id) == {"tournaments": 0, "matches": 0}
     assert club.tournaments.cancel_all(club.app_id, "app_revoked") == 0  # again: nothing left
-    club.tournaments.sweep(club.matches.now())  # the keeper's next look aborts what was under way
+    club.sweep()  # the keeper's next look aborts what was under way
     assert all(m is not None and m.status == ABORTED for m in club.matches.store.metas(going))
 
 
 def test_the_operator_lists_reads_and_cancels_an_apps_tournaments(club: Club) -> None:
     clock = Clock(club.matches.now())  # ids sort by their creation millisecond: one apart, for certain
-    club.matches.now = clock
+    club.set_clock(clock)
     first = made(club, name="First", **SMALL)["id"]
     clock.now += 1
     second = made(club, name="Second", starts_at=club.matches.now() + 60, **SMALL)["id"]
@@ -301,13 +304,13 @@ def test_stand_in_decisions_show_in_standings_matches_and_the_export(club: Club,
     tid = made(
         club, entrants=[{"player": "ann"}, {"player": "bob"}, {"level": "easy"}], matches_per_pairing=1
     )["id"]
-    club.tournaments.advance(club.app_id, tid)
+    club.scheduler.advance(club.app_id, tid)
     doc = club.get(tid)
     seats = {int(m["match_id"].rpartition("-")[2]): m["entrants"] for m in doc["matches"]}
     assert seats == {1: [0, 1], 2: [0, 2], 3: [1, 2]}
 
     def ended(n: int, places: list[int], stand_in: list[int], decisions: list[int]) -> None:
-        club.tournaments.record(
+        club.scheduler.recorded(
             {
                 "app": club.app_id,
                 "id": tid,
@@ -322,8 +325,9 @@ def test_stand_in_decisions_show_in_standings_matches_and_the_export(club: Club,
 
     ended(1, [1, 2], [7, 0], [10, 10])  # ann away most of it, and won: the stand-in's win
     ended(2, [2, 1], [2, 0], [10, 10])  # ann back for most
-    club.tournaments.advance(club.app_id, tid)
+    club.scheduler.advance(club.app_id, tid)
     ended(3, [1, 2], [0, 0], [5, 5])
+    club.scheduler.advance(club.app_id, tid)  # as the keeper's sweep, once the end marked it due
     doc = club.get(tid)
     assert doc["status"] == "finished"
     lines = {s["entrant"]: s for s in doc["standings"]}

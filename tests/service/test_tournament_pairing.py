@@ -1,4 +1,4 @@
-"""Property tests of the tournaments' pure rules (issue 31; :mod:`service.matches.tournament_pairing`):
+"""Property tests of the tournaments' pure rules (issue 31; :mod:`service.domain.tournaments.pairing`):
 round robin seats and meetings, Swiss pairing that never repeats a pair when a repeat-free grouping
 exists (checked against a brute force over every grouping of small fields), byes, points by place,
 and standings that agree with recomputing them from the results."""
@@ -13,7 +13,7 @@ from math import comb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.matches.tournament_pairing import (
+from service.domain.tournaments.pairing import (
     Played,
     combination_at,
     group_cost,

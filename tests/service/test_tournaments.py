@@ -1,15 +1,17 @@
-"""Tournaments in the domain (issue 31 points 1, 2 and 4): creation and its refusals, the scheduler
-keeping ``parallel`` matches under way, results reaching the record through the matches' outboxes,
-round robin seats and standings, Swiss pairing by standing without rematches, byes, cancel mid-way,
-the sweep finishing what a dead process left, and two threads scheduling and recording at once.
+"""Tournaments in the domain (issue 31 points 1, 2 and 4): creation and its refusals, the scheduler keeping
+``parallel`` matches under way, results reaching the record through the matches' outboxes, round robin
+seats and standings, Swiss pairing by standing without rematches, byes, cancel mid-way, the sweep
+finishing what a dead process left, and two threads scheduling and recording at once.
 
-Against a real Redis, through :class:`service.matches.tournaments.Tournaments` as the HTTP layer, the
-CLI and the workers call it.  No worker runs here: the matches are played in-process, each decision a
-real commit (:meth:`Matches.bot_move` for a bot seat, as a worker makes it; :meth:`Matches.seat_move`
-for a player's), so every result travels the production road (commit -> outbox -> ``record``).  Where
-a test needs results of its choosing (the Swiss pairing by hand), it hands ``record`` the outcome a
-commit would.  The HTTP API and the real-worker runs are tests/service/test_tournaments_api.py's and
-tests/workers' (other files)."""
+Against a real Redis, through :class:`service.domain.tournaments.tournaments.Tournaments` as the HTTP
+layer and the CLI call it, and :class:`service.domain.tournaments.scheduler.TournamentScheduler` as the
+outbox and the workers' keeper do (:meth:`Club.sweep` is the keeper's look).  No worker runs here: the
+matches are played in-process, each decision a real commit (:meth:`Matches.bot_move` for a bot seat, as a
+worker makes it; :meth:`Matches.seat_move` for a player's), so every result travels the production road
+(commit -> outbox -> ``recorded``, and the keeper's sweep makes the next matches).  Where a test needs
+results of its choosing (the Swiss pairing by hand), it hands ``recorded`` the outcome a commit would.  The
+HTTP API and the real-worker runs are tests/service/test_tournaments_api.py's and tests/workers' (other
+files)."""
 
 from __future__ import annotations
 
@@ -23,20 +25,24 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.accounts import Accounts
+from service.domain.errors import Conflict, Forbidden, Invalid, NotFound
+from service.domain.feeds import feed
+from service.domain.identity import PLAYER, Caller
+from service.domain.matches.operations import Matches
+from service.domain.matchmaking.making import app_caller
+from service.domain.ratings import places
+from service.domain.tournaments.pairing import points_of
+from service.domain.tournaments.records import match_id_of
+from service.domain.tournaments.scheduler import TournamentScheduler
+from service.domain.tournaments.tournaments import Tournaments
 from service.http.app import create_app
-from service.matches import feed
-from service.matches.errors import Conflict, Forbidden, Invalid, NotFound
-from service.matches.identity import PLAYER, Caller
-from service.matches.operations import Matches
-from service.matches.ratings import places
-from service.matches.seeks import app_caller
-from service.matches.tournament_pairing import points_of
-from service.matches.tournaments import Tournaments, TournamentSweeper, match_id_of
-from service.ratings_store import slot_key
-from service.store import ABORTED, ACTIVE, FINISHED, match_key
+from service.storage.matches import ABORTED, ACTIVE, FINISHED, match_key
+from service.storage.ratings import slot_key
 from tests.service.conftest import TEST_GAMES, make_config
 from tests.service.test_accounts import ADMIN, new_app, put_player
 from tests.service.test_tournaments_api import CSV_HEADER
+from workers.keeper import Duty, tournaments_duty
 
 GAME = "high_card"
 
@@ -68,9 +74,20 @@ class Club:
         self.key: str = made["key"]
         for pid in self.PEOPLE:
             assert put_player(client, self.key, pid).status_code == 201
-        self.matches: Matches = client.application.extensions["tabletop"].matches
-        self.tournaments: Tournaments = self.matches.tournaments
+        services = client.application.extensions["tabletop"]
+        self.matches: Matches = services.matches
+        self.tournaments: Tournaments = services.tournaments
+        self.scheduler: TournamentScheduler = services.tournament_scheduler
+        self.accounts: Accounts = services.accounts
         self.caller = app_caller(self.app_id)
+
+    def set_clock(self, clock: Clock) -> None:
+        """Move the matches', the tournaments' and their scheduler's time with ``clock``."""
+        self.matches.now = self.tournaments.now = self.scheduler.now = clock
+
+    def sweep(self) -> None:
+        """The keeper's look at the tournaments due (a match's end marks its tournament due)."""
+        self.scheduler.sweep(self.scheduler.now())
 
     def player(self, pid: str, *scopes: str) -> Caller:
         return Caller(PLAYER, app=self.app_id, player=pid, scopes=frozenset(scopes or ("play",)))
@@ -81,14 +98,14 @@ class Club:
         request = {"game": GAME, "players": 2, "options": {"rounds": 1}, **body}
         made = self.tournaments.create(request, caller or self.caller)
         assert "matches" not in made and made["progress"]["done"] == 0
-        self.tournaments.advance(self.app_id, made["id"])
+        self.scheduler.advance(self.app_id, made["id"])
         return self.get(made["id"])
 
     def get(self, tid: str) -> dict[str, Any]:
         return self.tournaments.get(tid, self.caller)
 
     def feed(self, pid: str) -> list[dict[str, Any]]:
-        return [e.entry for e in self.matches.accounts.store.feed_after(f"{self.app_id}:{pid}", "0-0")]
+        return [e.entry for e in self.accounts.store.feed_after(f"{self.app_id}:{pid}", "0-0")]
 
 
 @pytest.fixture
@@ -132,6 +149,7 @@ def run_to_end(club: Club, tid: str, parallel: int) -> int:
             return most
         assert going, "a running tournament with nothing under way"
         play_out(club.matches, going[0])
+        club.sweep()  # the keeper makes what follows (never the mover's request)
     raise AssertionError("the tournament did not end")
 
 
@@ -389,6 +407,24 @@ def test_a_player_entrant_is_told_of_each_match_and_of_the_end(club: Club) -> No
     assert feed.TOURNAMENT_MATCH in feed.ENTRY_TYPES and feed.TOURNAMENT_OVER in feed.ENTRY_TYPES
 
 
+def test_the_last_matchs_end_finishes_the_tournament_at_once_and_the_keeper_tells_the_entrants(
+    club: Club,
+) -> None:
+    """Issue 43: what follows a match's end runs outside the mover's request, but a tournament's status
+    is final as soon as its last match is (constant work after the outbox entry is popped); the
+    entrants' ``tournament_over`` is the keeper's, at its next look."""
+    doc = club.create(entrants=[{"player": "ann"}, {"player": "bob"}], parallel=2)
+    first, last = under_way(doc)  # both made at once: no sweep is needed between them
+    play_out(club.matches, first)
+    assert club.get(doc["id"])["status"] == "running"
+    play_out(club.matches, last)
+    assert club.get(doc["id"])["status"] == "finished"
+    assert not [e for e in club.feed("ann") if e["type"] == feed.TOURNAMENT_OVER]
+    club.sweep()
+    [over] = [e for e in club.feed("ann") if e["type"] == feed.TOURNAMENT_OVER]
+    assert over["status"] == "finished" and over["tournament_id"] == doc["id"]
+
+
 def test_a_rated_tournament_rates_its_matches(club: Club) -> None:
     doc = club.create(entrants=[{"player": "ann"}, {"level": "easy"}], rated=True, matches_per_pairing=1)
     run_to_end(club, doc["id"], parallel=32)
@@ -402,8 +438,9 @@ def test_a_rated_tournament_rates_its_matches(club: Club) -> None:
 
 
 def record(club: Club, tid: str, n: int, places: list[int] | None) -> None:
-    """Hand ``record`` the outcome the commit ending match ``n`` would carry."""
-    club.tournaments.record(
+    """Hand the scheduler the outcome the commit ending match ``n`` would carry, then advance the
+    tournament as the keeper's sweep does once the end marked it due."""
+    club.scheduler.recorded(
         {
             "app": club.app_id,
             "id": tid,
@@ -413,6 +450,7 @@ def record(club: Club, tid: str, n: int, places: list[int] | None) -> None:
             "scores": None,
         }
     )
+    club.scheduler.advance(club.app_id, tid)
 
 
 def rounds_of(doc: dict[str, Any]) -> dict[int, list[list[int]]]:
@@ -471,6 +509,7 @@ def test_a_swiss_played_out_never_repeats_a_pair_and_pairs_each_round_by_the_sta
         if doc["status"] != "running":
             break
         play_out(club.matches, going[0])
+        club.sweep()
     doc = club.get(tid)
     assert doc["status"] == "finished" and seen_rounds == 4
     met: set[tuple[int, int]] = set()
@@ -557,6 +596,7 @@ def test_cancel_mid_way_aborts_the_matches_under_way_and_freezes_the_standings(c
     doc = club.create(entrants=[{"player": "ann"}, {"level": "easy"}, {"level": "random"}], parallel=2)
     tid = doc["id"]
     play_out(club.matches, under_way(doc)[0])
+    club.sweep()
     before = club.get(tid)
     assert before["progress"]["done"] == 1
     going = under_way(before)
@@ -567,7 +607,7 @@ def test_cancel_mid_way_aborts_the_matches_under_way_and_freezes_the_standings(c
     # the cancel itself does constant work: the matches under way are the sweep's to abort, at once
     assert all(club.matches.meta(mid).status == ACTIVE for mid in going)
     assert club.matches.store.redis.zscore("tt:tournaments:due", f"{club.app_id}:{tid}") is not None
-    club.tournaments.sweep(club.matches.now())
+    club.sweep()
     assert cancelled["standings"] == before["standings"]
     assert cancelled["progress"]["done"] == cancelled["progress"]["total"] == 6
     assert "matches" not in cancelled  # the summary: constant work whatever the size
@@ -579,8 +619,8 @@ def test_cancel_mid_way_aborts_the_matches_under_way_and_freezes_the_standings(c
         last = club.matches.store.events_after(mid, "0-0")[-1].event
         assert last["type"] == "match_over" and last["reason"] == "tournament_cancelled"
     made = [m["match_id"] for m in club.get(tid)["matches"] if club.matches.store.exists(m["match_id"])]
-    club.tournaments.advance(club.app_id, tid)
-    TournamentSweeper(club.tournaments, 0).tick(club.matches.now() + 60)
+    club.scheduler.advance(club.app_id, tid)
+    club.scheduler.sweep(club.matches.now() + 60)
     assert [
         m["match_id"] for m in club.get(tid)["matches"] if club.matches.store.exists(m["match_id"])
     ] == made
@@ -603,20 +643,28 @@ def test_a_finished_tournament_cannot_be_cancelled(club: Club) -> None:
 # -- the sweep: starts, and what a dead process left ---------------------------------------------------
 
 
+def keeper_tick(duty: Duty, at: float) -> bool:
+    """The keeper's round at ``at`` for ``duty``: whether it ran."""
+    if not duty.due(at):
+        return False
+    duty.run(at)
+    return True
+
+
 def test_a_tournament_starting_later_waits_for_the_sweep(club: Club) -> None:
     clock = Clock(club.matches.now())
-    club.matches.now = clock
-    sweeper = TournamentSweeper.of(club.matches)
-    assert sweeper.every == club.matches.config.tournament_sweep_seconds
+    club.set_clock(clock)
+    every = float(club.matches.config.tournament_sweep_seconds)
+    duty = tournaments_duty(club.scheduler, every)
     doc = club.create(entrants=[{"level": "easy"}, {"level": "random"}], starts_at=clock.now + 60)
     assert doc["status"] == "scheduled" and doc["starts_at"] == clock.now + 60
     assert all(m["status"] == "pending" for m in doc["matches"])
-    assert sweeper.tick(clock.now + 30)
+    assert keeper_tick(duty, clock.now + 30)
     assert club.get(doc["id"])["status"] == "scheduled"
-    assert not sweeper.tick(clock.now + 30 + sweeper.poll / 2)  # not again within its poll
-    assert sweeper.poll <= sweeper.every
+    assert not keeper_tick(duty, clock.now + 30 + duty.every / 2)  # not again within its poll
+    assert duty.every <= every
     clock.now += 61
-    assert sweeper.tick(clock.now)
+    assert keeper_tick(duty, clock.now)
     started = club.get(doc["id"])
     assert started["status"] == "running" and len(under_way(started)) == 2
 
@@ -628,22 +676,23 @@ def test_the_sweep_makes_whole_what_a_dead_process_left(club: Club) -> None:
     first, second = under_way(doc)
     # 1. a match ended but its outcome never reached the record (the outbox entry was lost with Redis
     #    data, say): the sweep reads the match itself
-    club.matches.outboxes.tournaments = None
+    recorded = club.scheduler.recorded
+    club.scheduler.recorded = lambda outcome: False  # type: ignore[method-assign]
     try:
         play_out(club.matches, first)
     finally:
-        club.matches.outboxes.tournaments = club.tournaments
+        club.scheduler.recorded = recorded  # type: ignore[method-assign]
     assert club.get(tid)["matches"][0]["status"] == "active"
     # 2. a match under way vanished (expired): the sweep records it aborted
     club.matches.store.redis.delete(match_key(second, "meta"))
     # 3. a process created the next match and died before marking it under way
     head = store.head(club.app_id, tid)
     assert head is not None
-    spec = club.tournaments._spec(club.app_id, tid) or {}
-    [(n, m)] = club.tournaments._matches_at(club.app_id, spec, [head.next])
-    club.tournaments._start_match(club.app_id, spec, n, m)
+    spec = club.scheduler._spec(club.app_id, tid) or {}
+    [(n, m)] = club.scheduler._matches_at(club.app_id, spec, [head.next])
+    club.scheduler._start_match(club.app_id, spec, n, m)
     assert club.matches.store.exists(m["match_id"]) and club.get(tid)["matches"][n - 1]["status"] == "pending"
-    club.tournaments.sweep(club.matches.now() + 10)
+    club.scheduler.sweep(club.matches.now() + 10)
     doc = club.get(tid)
     assert [x["status"] for x in doc["matches"][:3]] == ["finished", "aborted", "active"]
     assert len(under_way(doc)) == 2
@@ -669,8 +718,8 @@ def test_two_threads_recording_and_advancing_at_once_do_each_thing_once(club: Cl
         parallel=3,
     )
     tid = doc["id"]
-    outboxes = club.matches.outboxes
-    outboxes.tournaments = None  # the threads below hand the outcomes over themselves
+    recorded = club.scheduler.recorded
+    club.scheduler.recorded = lambda outcome: False  # type: ignore[method-assign]  # handed over below
     try:
         for _ in range(40):
             doc = club.get(tid)
@@ -695,15 +744,16 @@ def test_two_threads_recording_and_advancing_at_once_do_each_thing_once(club: Cl
 
             def hand_over(i: int, outcomes: list[dict[str, Any]] = outcomes) -> None:
                 for outcome in outcomes[i % 2 :] + outcomes[: i % 2]:
-                    club.tournaments.record(outcome)
-                club.tournaments.advance(club.app_id, tid)
+                    if recorded(outcome):
+                        club.scheduler.follow(outcome)
+                club.scheduler.advance(club.app_id, tid)
 
             at_once(8, hand_over)
             doc = club.get(tid)
             assert doc["progress"]["done"] == sum(m["status"] == "finished" for m in doc["matches"])
             assert len(under_way(doc)) <= 3 and len(playing(club, doc)) <= 3
     finally:
-        outboxes.tournaments = club.tournaments
+        club.scheduler.recorded = recorded  # type: ignore[method-assign]
     doc = club.get(tid)
     assert doc["status"] == "finished" and doc["progress"]["done"] == doc["progress"]["total"] == 12
     for pid, entrant in (("ann", 2), ("bob", 3)):
@@ -720,7 +770,7 @@ def test_two_threads_recording_and_advancing_at_once_do_each_thing_once(club: Cl
 
 def test_the_listing_pages_newest_first_and_filters_by_status(club: Club) -> None:
     clock = Clock(club.matches.now())
-    club.matches.now = clock
+    club.set_clock(clock)
     made = []
     for i in range(5):
         clock.now += 1
@@ -752,7 +802,7 @@ def test_places_are_shared_on_ties_and_points_sum_to_the_pairs() -> None:
 
 def test_eight_schedulers_starting_a_tournament_at_once_make_parallel_matches_each_once(club: Club) -> None:
     clock = Clock(club.matches.now())
-    club.matches.now = clock
+    club.set_clock(clock)
     doc = club.create(
         entrants=[{"player": p} for p in Club.PEOPLE] + [{"level": "easy"}],
         starts_at=clock.now + 5,
@@ -760,7 +810,7 @@ def test_eight_schedulers_starting_a_tournament_at_once_make_parallel_matches_ea
     )
     tid = doc["id"]
     clock.now += 10
-    at_once(8, lambda i: club.tournaments.advance(club.app_id, tid))
+    at_once(8, lambda i: club.scheduler.advance(club.app_id, tid))
     doc = club.get(tid)
     made = [m["match_id"] for m in doc["matches"] if club.matches.store.exists(m["match_id"])]
     assert made == [match_id_of(tid, n) for n in range(1, 5)]  # the first 4 in schedule order, no more

@@ -2,7 +2,8 @@
 
 Against a real Redis through the app, as an integrator calls it.  No worker runs here, so the entrants
 are the app's players (ann, bob, cy), who play their High Card matches with their own tokens; the
-outbox of each finishing move carries the result to the tournament in the same process.  The points,
+outbox of each finishing move carries the result to the tournament in the same process, and the
+keeper's sweep (run here by :meth:`League.schedule`) makes the next matches.  The points,
 places, Buchholz and seat counts the server shows are recomputed here from each match's own result
 (the design's rules: 1 point per opponent below, 1/2 per opponent tied; tie-breaks wins, Buchholz,
 entry order), and the CSV export is parsed with the csv module and compared with the JSON rows."""
@@ -73,8 +74,8 @@ class League(Backend):
 
     def schedule(self) -> None:
         """Run the tournaments' sweep once, as the workers' clock keeper does (no worker runs here)."""
-        tournaments = self.client.application.extensions["tabletop"].matches.tournaments
-        tournaments.sweep(tournaments.matches.now())
+        scheduler = self.client.application.extensions["tabletop"].tournament_scheduler
+        scheduler.sweep(scheduler.now())
 
     def created(self, **body: Any) -> dict[str, Any]:
         resp = self.create(**body)
@@ -101,6 +102,7 @@ class League(Backend):
             assert active, doc["matches"]  # running with nothing under way would never end
             for match in active:
                 self.play_match(doc, match)
+            self.schedule()  # the keeper makes what follows (never the mover's request)
         raise AssertionError("the tournament did not end")
 
     def play_match(self, doc: dict[str, Any], match: dict[str, Any]) -> None:

@@ -16,9 +16,9 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.domain.errors import NotFound
 from service.http.app import create_app
-from service.matches.errors import NotFound
-from service.tournaments_store import app_index_key
+from service.storage.tournaments import app_index_key
 from tests.service.conftest import TEST_GAMES, make_config
 from tests.service.test_accounts import ADMIN
 from tests.service.test_tournaments import Club, run_to_end
@@ -55,7 +55,7 @@ def test_a_finished_or_cancelled_tournament_expires_and_leaves_the_listing(club:
     later = club.matches.now() + 3600
     cancelled = club.create(name="off", entrants=[{"level": "easy"}, {"player": "ann"}], starts_at=later)
     assert club.tournaments.cancel(cancelled["id"], club.caller)["status"] == "cancelled"
-    club.tournaments.sweep(club.matches.now())  # the keeper's next look settles it (issue 42)
+    club.sweep()  # the keeper's next look settles it (issue 42)
     running = club.create(name="on", entrants=[{"player": "ann"}, {"player": "bob"}], parallel=1)
     scheduled = club.create(name="soon", entrants=[{"level": "easy"}, {"level": "hard"}], starts_at=later)
     over = [finished["id"], cancelled["id"]]

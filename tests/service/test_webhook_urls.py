@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.matches.errors import Invalid
-from service.matches.webhook_urls import (
+from service.domain.errors import Invalid
+from service.domain.webhooks.urls import (
     MAX_URL_LENGTH,
     Resolver,
     Target,
@@ -246,7 +246,7 @@ def test_a_name_resolving_to_a_private_address_is_refused_by_kind_never_naming_t
     app could map the operator's internal names); the operator's log has it."""
     _, resolve = resolver("10.0.0.5")
     with (
-        caplog.at_level(logging.WARNING, logger="service.matches.webhook_urls"),
+        caplog.at_level(logging.WARNING, logger="service.domain.webhooks.urls"),
         pytest.raises(Invalid) as caught,
     ):
         check_resolved("hooks.example.com", 443, allow_private=False, resolve=resolve)

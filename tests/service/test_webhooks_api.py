@@ -17,8 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from standardwebhooks import Webhook
 
+from service.domain.feeds.feed import ENTRY_TYPES
 from service.http.app import create_app
-from service.matches.feed import ENTRY_TYPES
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend, play_one
 
@@ -172,7 +172,7 @@ def test_a_refused_url_names_the_kind_of_address_never_the_address(
     the answer says so without naming 127.0.0.1 or ::1; the operator's log has the address."""
     client = create_app(make_config(redis_url, admin_token=ADMIN), games=TEST_GAMES).test_client()
     backend = Backend(client, "oracle")
-    with caplog.at_level(logging.WARNING, logger="service.matches.webhook_urls"):
+    with caplog.at_level(logging.WARNING, logger="service.domain.webhooks.urls"):
         resp = client.post(BASE, json={"url": "https://localhost:8443/hook"}, headers=bearer(backend.key))
     assert field(resp) == "url"
     assert resp.json["message"] == (

@@ -20,17 +20,14 @@ import pytest
 import redis
 
 from service.config import Config
-from service.matches.accounts import APP_REVOKED
-from service.matches.errors import Conflict
-from service.matches.webhooks import (
-    DISABLED,
-    FIRST_PAUSE,
-    PROBE_FRACTION,
-    Delivery,
-    Webhooks,
-    message_id,
-)
-from service.webhooks_store import WebhookStore
+from service.domain.accounts import APP_REVOKED
+from service.domain.errors import Conflict
+from service.domain.webhooks.delivery import Delivery
+from service.domain.webhooks.endpoints import DISABLED
+from service.domain.webhooks.messages import message_id
+from service.domain.webhooks.retries import FIRST_PAUSE, PROBE_FRACTION
+from service.domain.webhooks.webhooks import Webhooks
+from service.storage.webhooks import WebhookStore
 from tests.service.conftest import make_config
 from tests.service.test_webhooks_domain import URL, Clock, claim_all, data, note, resolve_public
 

@@ -27,24 +27,23 @@ import redis
 from standardwebhooks import Webhook
 
 from service.config import Config
-from service.matches import feed
-from service.matches.errors import Conflict, Invalid, NotFound
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.webhooks import (
+from service.domain.errors import Conflict, Invalid, NotFound
+from service.domain.feeds import feed
+from service.domain.identity import APP, Caller
+from service.domain.webhooks.delivery import GONE_REASON, Delivery
+from service.domain.webhooks.messages import message_id
+from service.domain.webhooks.retries import (
     FIRST_PAUSE,
-    GONE_REASON,
     MAX_RETRY_AFTER,
     PROBE_FRACTION,
-    Delivery,
-    Webhooks,
     decide,
-    message_id,
     retry_after_seconds,
     retry_pause,
 )
-from service.store import Store
-from service.webhooks_store import DUE, WebhookStore
+from service.domain.webhooks.webhooks import Webhooks
+from service.storage.matches import Store
+from service.storage.webhooks import DUE, WebhookStore
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, make_config
 
 PUBLIC = "93.184.216.34"
@@ -381,10 +380,8 @@ def test_the_payload_is_the_players_feed_entry_and_no_token(
     """Point 2: a real commit's notes, through the outbox, become payloads carrying what the player
     may see (match, game, seat, version, who is to move, deadline...) and the app's own player id;
     nothing of the seats' hidden hands, no token of any kind."""
-    matches = Matches(Store(redis_client), TEST_GAMES, config)
-    hooks = Webhooks(matches.webhooks.store, config, clock=clock, resolve=resolve_public)
-    matches.webhooks = hooks
-    matches.outboxes.webhooks = hooks
+    hooks = Webhooks(WebhookStore(redis_client), config, clock=clock, resolve=resolve_public)
+    matches = build(config, store=Store(redis_client), games=TEST_GAMES, webhooks=hooks).matches
     app = matches.accounts.create_app("Backend")
     caller = Caller(APP, app=app["id"], scopes=frozenset({"read", "play"}))
     for player in ("ann", "bob"):
@@ -729,7 +726,7 @@ def test_the_delivery_log_pages_newest_first_and_filters_by_status(hooks: Webhoo
 def test_the_log_keeps_the_newest_finished_messages(
     hooks: Webhooks, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("service.webhooks_store.KEEP_DONE", 3)
+    monkeypatch.setattr("service.storage.webhooks.KEEP_DONE", 3)
     ep = hooks.create("app1", URL, None, "")["id"]
     for n in range(6):
         hooks.enqueue("app1:ann", f"m{n}", 1000, note(match=f"m{n}"))

@@ -11,9 +11,10 @@ import redis
 from flask import Flask
 
 from service.config import Config
-from service.matches.bots import LANES, BotQueue
-from service.matches.operations import Matches
-from service.store import Store
+from service.domain.matches.bots import LANES, BotQueue
+from service.domain.matches.operations import Matches
+from service.storage.matches import Store
+from service.wiring import Wiring, build
 from tests.service.conftest import TEST_GAMES, make_config, redis_client, redis_url  # noqa: F401
 from workers import jobs
 from workers.worker import LaneWorker
@@ -28,8 +29,8 @@ def config(redis_url: str) -> Config:  # noqa: F811
 
 
 @pytest.fixture
-def matches(redis_client: redis.Redis, config: Config, monkeypatch: pytest.MonkeyPatch) -> Matches:  # noqa: F811
-    """The match operations the jobs use (bound for this test), retrying failed turns at once."""
+def wired(redis_client: redis.Redis, config: Config, monkeypatch: pytest.MonkeyPatch) -> Wiring:  # noqa: F811
+    """The objects the jobs use (bound for this test), retrying failed turns at once."""
     store = Store(redis_client)
     queue = BotQueue(
         store,
@@ -38,9 +39,15 @@ def matches(redis_client: redis.Redis, config: Config, monkeypatch: pytest.Monke
         slice_seconds=config.bot_slice_seconds,
         max_think_ms=config.max_think_ms,
     )
-    bound = Matches(store, TEST_GAMES, config, queue)
-    monkeypatch.setattr(jobs, "_matches", bound)
+    bound = build(config, store=store, games=TEST_GAMES, bot_queue=queue)
+    monkeypatch.setattr(jobs, "_wired", bound)
     return bound
+
+
+@pytest.fixture
+def matches(wired: Wiring) -> Matches:
+    """The match operations the jobs use."""
+    return wired.matches
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from rq import Queue
 from rq.job import JobStatus
 
 from service.cli import WORKER_LANES
-from service.lanes_store import LaneStore
-from service.matches.bots import (
+from service.domain.identity import APP, Caller
+from service.domain.matches.bots import (
     ANONYMOUS,
     HINT_QUEUE,
     LANES,
@@ -33,8 +33,8 @@ from service.matches.bots import (
     queue_name,
     timeout_job_id,
 )
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
+from service.domain.matches.operations import Matches
+from service.storage.lanes import LaneStore
 from workers import jobs
 from workers.worker import LaneScheduler, LaneWorker, lane_queues
 
@@ -189,7 +189,8 @@ def test_the_jobs_of_a_revoked_apps_matches_do_nothing(matches, work):
     work()
     assert matches.meta(turn).version == 0 and matches.meta(control).version == 1
     assert matches.meta(clocked).version == 0
-    assert clocked not in matches.store.claim_due(deadline + 60, 100, 1.0)  # the keepers stop claiming it
+    # the keepers stop claiming it
+    assert clocked not in matches.store.clocks.claim_due(deadline + 60, 100, 1.0)
     info = matches.bots.hint(hint)
     assert info is not None and info.status == "finished" and info.result["action"] is None
     assert jobs.take_turns(matches, turn, 0).outcome == jobs.REVOKED

@@ -2,7 +2,7 @@
 committer that died after its commit left in the match's outbox, each note once however many drain at
 once, and drops a pending mark only once it has settled; the clock keepers' ``clock_warning`` reaches
 the deciding player once per decision, after that decision's own notes, and never for a decision that is
-over (:mod:`service.matches.feed_sweep`)."""
+over (:mod:`service.domain.outbox.sweep`, :mod:`service.domain.feeds.sweep`)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,22 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from service.accounts_store import AccountStore
-from service.matches import feed_sweep
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.outbox import Outbox
-from service.store import MatchMeta, match_key, now
+from service.domain.feeds import sweep as feed_sweep
+from service.domain.identity import APP, Caller
+from service.domain.matches.operations import Matches
+from service.domain.outbox import sweep as outbox_sweep
+from service.domain.outbox.entries import Outbox
+from service.domain.outbox.sweep import OutboxSweep, Swept
+from service.storage.accounts import AccountStore
+from service.storage.matches import MatchMeta, match_key, now
+from service.wiring import Wiring, build
 from workers import jobs
+from workers.keeper import Duty
 
 PENDING = "tt:outbox:pending"
 
@@ -30,10 +35,11 @@ class Players:
     """An app with players ``ann`` and ``bob``, and High Card matches between them (no swaps: every
     decision passes the turn, so every move has a note for someone)."""
 
-    def __init__(self, matches: Matches) -> None:
-        self.matches = matches
+    def __init__(self, wired: Wiring) -> None:
+        self.wired = wired
+        matches = self.matches = wired.matches
         self.accounts: AccountStore = matches.accounts.store
-        self.outboxes: Outbox = matches.outboxes
+        self.outboxes: Outbox = wired.outbox
         self.app: str = matches.accounts.create_app("Backend")["id"]
         self.caller = Caller(APP, app=self.app, scopes=frozenset({"read", "play"}))
         for player in ("ann", "bob"):
@@ -77,13 +83,13 @@ class Players:
 
 
 @pytest.fixture
-def players(matches: Matches) -> Players:
-    return Players(matches)
+def players(wired: Wiring) -> Players:
+    return Players(wired)
 
 
 def crash_after_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on committers never drain: as if each died right after its commit."""
-    monkeypatch.setattr(Matches, "deliver", lambda self, match_id, outbox: None)
+    monkeypatch.setattr(Outbox, "deliver", lambda self, match_id, entry: None)
 
 
 def fed(players: Players, match_id: str) -> Counter[tuple[str, int, str]]:
@@ -118,17 +124,17 @@ def test_the_sweep_delivers_what_a_dead_committer_left_once(
     assert [entry["version"] for entry in left] == [1]
     assert not any(key[1] == 1 for key in fed(players, doc["id"]))  # nobody heard of the move
 
-    fresh = feed_sweep.sweep_outboxes(players.outboxes, time.time())
+    fresh = outbox_sweep.sweep_outboxes(players.outboxes, time.time())
     assert fresh.delivered == 0 and players.outbox(doc["id"]) == left  # the committer's, for a second
 
     later = time.time() + 2
-    swept = feed_sweep.sweep_outboxes(players.outboxes, later)
+    swept = outbox_sweep.sweep_outboxes(players.outboxes, later)
     assert swept.delivered == sum(noted(players, left).values()) >= 1
     assert players.outbox(doc["id"]) == []
     counts = fed(players, doc["id"])
     assert all(counts[key] == 1 for key in noted(players, left))
     assert any(key[2] == "your_turn" and key[1] == played.version for key in counts)
-    assert feed_sweep.sweep_outboxes(players.outboxes, later).delivered == 0
+    assert outbox_sweep.sweep_outboxes(players.outboxes, later).delivered == 0
     assert fed(players, doc["id"]) == counts
 
 
@@ -160,8 +166,8 @@ def test_committers_and_sweeps_draining_at_once_deliver_each_note_once(
     work = [
         lambda: players.outboxes.drain(doc["id"]),
         lambda: players.outboxes.drain(doc["id"]),
-        lambda: feed_sweep.sweep_outboxes(players.outboxes, later),
-        lambda: feed_sweep.sweep_outboxes(players.outboxes, later, settle=0),
+        lambda: outbox_sweep.sweep_outboxes(players.outboxes, later),
+        lambda: outbox_sweep.sweep_outboxes(players.outboxes, later, settle=0),
     ]
     threads = [threading.Thread(target=run, args=(w,)) for w in work]
     for thread in threads:
@@ -180,13 +186,13 @@ def test_a_mark_is_dropped_only_once_settled_and_its_outbox_empty(players: Playe
     doc = players.create()
     players.play(doc["id"])  # delivered by its committer; the mark stays behind
     score = players.mark(doc["id"])
-    kept = feed_sweep.sweep_outboxes(players.outboxes, score + 5, settle=30)
+    kept = outbox_sweep.sweep_outboxes(players.outboxes, score + 5, settle=30)
     assert kept.dropped == 0 and players.matches.store.redis.zscore(PENDING, doc["id"]) == score
 
     # An entry no drain has taken (a commit slower than the grace, whose process then died):
     stray = {"version": 99, "seq": 1, "notes": [{"player": players.key("ann"), "entry": {"type": "x"}}]}
     players.matches.store.redis.rpush(match_key(doc["id"], "outbox"), json.dumps(stray))
-    settled = feed_sweep.sweep_outboxes(players.outboxes, score + 31, settle=30)
+    settled = outbox_sweep.sweep_outboxes(players.outboxes, score + 31, settle=30)
     assert (settled.delivered, settled.dropped) == (1, 1)  # drained before it is dropped
     assert players.matches.store.redis.zscore(PENDING, doc["id"]) is None
     assert players.outbox(doc["id"]) == []
@@ -202,20 +208,28 @@ def test_a_mark_renewed_by_a_later_commit_stays(players: Players) -> None:
     assert players.mark(doc["id"]) > old
 
 
+def keepers_sweep(outbox: Outbox, settle: float | None = None) -> Callable[[float], Swept | None]:
+    """The outbox sweep as the keeper runs it: a duty every second, its cursor kept between sweeps;
+    what a call swept (``None``: not due yet)."""
+    sweep = OutboxSweep(outbox) if settle is None else OutboxSweep(outbox, settle=settle)
+    duty = Duty("the outbox sweep", outbox_sweep.SWEEP_SECONDS, sweep)
+    return lambda at: sweep(at) if duty.due(at) else None
+
+
 def test_the_keepers_sweeper_looks_at_a_mark_at_the_grace_and_when_settled_only(players: Players) -> None:
     """The cursor: a mark is drained once it is past the grace and again once it has settled, not every
     second in between (a steady load costs the sweep its commit rate, not its backlog)."""
     doc = players.create()
     score = players.mark(doc["id"])
-    sweeper = feed_sweep.OutboxSweeper(players.outboxes, every=1.0, settle=10.0)
-    assert sweeper.tick(score + 1.5) is not None
-    assert sweeper.tick(score + 2.0) is None  # once a second at most
+    sweeper = keepers_sweep(players.outboxes, settle=10.0)
+    assert sweeper(score + 1.5) is not None
+    assert sweeper(score + 2.0) is None  # once a second at most
 
     stray = {"version": 99, "seq": 1, "notes": [{"player": players.key("bob"), "entry": {"type": "x"}}]}
     players.matches.store.redis.rpush(match_key(doc["id"], "outbox"), json.dumps(stray))
-    between = sweeper.tick(score + 3.0)
+    between = sweeper(score + 3.0)
     assert between is not None and between.delivered == 0  # looked at already
-    settled = sweeper.tick(score + 11.0)
+    settled = sweeper(score + 11.0)
     assert settled is not None and (settled.delivered, settled.dropped) == (1, 1)
 
 
@@ -226,7 +240,7 @@ def test_a_fresh_sweeper_drains_every_mark_past_the_grace(
     doc = players.create()
     crash_after_commit(monkeypatch)
     players.play(doc["id"])
-    swept = feed_sweep.OutboxSweeper(players.outboxes).tick(time.time() + 5)
+    swept = keepers_sweep(players.outboxes)(time.time() + 5)
     assert swept is not None and swept.delivered >= 1 and players.outbox(doc["id"]) == []
 
 
@@ -234,14 +248,16 @@ def test_a_fresh_sweeper_drains_every_mark_past_the_grace(
 
 
 #: A 30-s decision warned 20 s before its deadline (the control's own warning time: the default would
-#: be 20% of the decision's, service/matches/clocks.py).
+#: be 20% of the decision's, service/domain/matches/clocks.py).
 WARNED_30 = {"per_move_seconds": 30, "warning_seconds": 20}
 
 
 def warning_matches(matches: Matches, lead: float, at: float) -> Matches:
     """The match operations with ``clock_warning_seconds = lead`` and their clock stopped at ``at``."""
     config = dataclasses.replace(matches.config, clock_warning_seconds=lead)
-    return Matches(matches.store, matches.games, config, matches.bots, clock=lambda: at)
+    return build(
+        config, store=matches.store, games=matches.games, bot_queue=matches.bots, clock=lambda: at
+    ).matches
 
 
 def warnings(players: Players, match_id: str) -> list[dict[str, Any]]:
@@ -259,19 +275,19 @@ def test_a_clock_warning_reaches_the_deciding_player_once(players: Players) -> N
     doc = players.create(clocked, time_control=WARNED_30)
     deadline = doc["clock"]["deadline"]
     store = players.matches.store
-    assert store.claim_warnings(deadline - 20.5, 10, 2.0) == []
-    assert store.claim_warnings(deadline - 19.9, 10, 2.0) == [(doc["id"], 0)]
-    assert store.claim_warnings(deadline - 19.9, 10, 2.0) == []  # claimed: leased to that keeper
+    assert store.clocks.claim_warnings(deadline - 20.5, 10, 2.0) == []
+    assert store.clocks.claim_warnings(deadline - 19.9, 10, 2.0) == [(doc["id"], 0)]
+    assert store.clocks.claim_warnings(deadline - 19.9, 10, 2.0) == []  # claimed: leased to that keeper
 
-    assert jobs.clock_warning(players.matches, doc["id"], 0, at=deadline - 19.9) == feed_sweep.WARNED
+    assert jobs.clock_warning(players.wired, doc["id"], 0, at=deadline - 19.9) == feed_sweep.WARNED
     [warning] = warnings(players, doc["id"])
     to_move = "ann" if doc["to_move"] == 0 else "bob"
     assert warning in players.feed(to_move)
     assert warning["deadline"] == deadline and warning["my_turn"] and warning["version"] == 0
-    assert store.claim_warnings(deadline, 10, 2.0) == []  # given: out of the index
+    assert store.clocks.claim_warnings(deadline, 10, 2.0) == []  # given: out of the index
 
     # A keeper that lost the reply of its claim gives it again: the feed holds it once.
-    assert jobs.clock_warning(players.matches, doc["id"], 0, at=deadline - 19) == feed_sweep.ALREADY
+    assert jobs.clock_warning(players.wired, doc["id"], 0, at=deadline - 19) == feed_sweep.ALREADY
     assert len(warnings(players, doc["id"])) == 1
 
 
@@ -281,9 +297,9 @@ def test_a_move_in_time_voids_the_warning_and_the_next_decision_gets_its_own(pla
     doc = players.create(clocked, time_control=WARNED_30)
     players.play(doc["id"], warning_matches(players.matches, 20, t0 + 5))
     store = players.matches.store
-    assert store.claim_warnings(t0 + 15.5, 10, 2.0) == [(doc["id"], 1)]  # version 0's was dropped
-    assert jobs.clock_warning(players.matches, doc["id"], 0, at=t0 + 15.5) == feed_sweep.STALE
-    assert jobs.clock_warning(players.matches, doc["id"], 1, at=t0 + 15.5) == feed_sweep.WARNED
+    assert store.clocks.claim_warnings(t0 + 15.5, 10, 2.0) == [(doc["id"], 1)]  # version 0's was dropped
+    assert jobs.clock_warning(players.wired, doc["id"], 0, at=t0 + 15.5) == feed_sweep.STALE
+    assert jobs.clock_warning(players.wired, doc["id"], 1, at=t0 + 15.5) == feed_sweep.WARNED
     [warning] = warnings(players, doc["id"])
     assert warning["version"] == 1 and warning["seat"] == 1 - doc["to_move"]
 
@@ -292,9 +308,9 @@ def test_a_warning_past_its_deadline_is_not_given(players: Players) -> None:
     t0 = now()
     doc = players.create(warning_matches(players.matches, 20, t0), time_control=WARNED_30)
     late = doc["clock"]["deadline"] + 0.5
-    assert jobs.clock_warning(players.matches, doc["id"], 0, at=late) == feed_sweep.TOO_LATE
+    assert jobs.clock_warning(players.wired, doc["id"], 0, at=late) == feed_sweep.TOO_LATE
     assert warnings(players, doc["id"]) == []
-    assert players.matches.store.claim_warnings(late, 10, 2.0) == []
+    assert players.matches.store.clocks.claim_warnings(late, 10, 2.0) == []
 
 
 def test_no_warning_when_the_decision_is_no_longer_than_the_lead(players: Players) -> None:
@@ -302,8 +318,8 @@ def test_no_warning_when_the_decision_is_no_longer_than_the_lead(players: Player
     control = {"per_move_seconds": 20, "warning_seconds": 20}
     doc = players.create(warning_matches(players.matches, 20, t0), time_control=control)
     assert doc["clock"]["deadline"] == t0 + 20  # a clock runs, with its deadline indexed
-    assert players.matches.store.claim_due(t0 + 60, 10, 2.0) == [doc["id"]]
-    assert players.matches.store.claim_warnings(t0 + 60, 10, 2.0) == []
+    assert players.matches.store.clocks.claim_due(t0 + 60, 10, 2.0) == [doc["id"]]
+    assert players.matches.store.clocks.claim_warnings(t0 + 60, 10, 2.0) == []
 
 
 def test_no_warning_for_a_seat_no_player_holds(players: Players) -> None:
@@ -312,7 +328,7 @@ def test_no_warning_for_a_seat_no_player_holds(players: Players) -> None:
     seats = [{"name": "Ann", "kind": "human", "player": "ann"}, {"name": "Zed", "kind": "human"}]
     clocked = warning_matches(players.matches, 20, t0)
     doc = players.create(clocked, seats=seats, time_control=WARNED_30)
-    claimed = players.matches.store.claim_warnings(t0 + 60, 10, 2.0)
+    claimed = players.matches.store.clocks.claim_warnings(t0 + 60, 10, 2.0)
     assert claimed == ([(doc["id"], 0)] if doc["to_move"] == 0 else [])
 
 
@@ -326,7 +342,7 @@ def test_a_warning_comes_after_the_notes_of_its_own_commit(
     crash_after_commit(monkeypatch)
     played = players.play(doc["id"], warning_matches(matches, 20, t0 + 1))
     version = played.version
-    assert jobs.clock_warning(matches, doc["id"], version, at=t0 + 12) == feed_sweep.WARNED
+    assert jobs.clock_warning(players.wired, doc["id"], version, at=t0 + 12) == feed_sweep.WARNED
     to_move = "ann" if played.to_move == 0 else "bob"
     kinds = [(e["version"], e["type"]) for e in players.feed(to_move) if e["version"] == version]
     assert kinds == [(version, "your_turn"), (version, "clock_warning")]

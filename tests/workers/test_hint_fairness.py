@@ -8,7 +8,7 @@ import pytest
 from rq import Queue
 
 from service.config import Config
-from service.matches.bots import ANONYMOUS, HINT_QUEUE, QUICK_QUEUE, queue_name
+from service.domain.matches.bots import ANONYMOUS, HINT_QUEUE, QUICK_QUEUE, queue_name
 from tests.service.conftest import Table, bearer, make_config
 
 LIMIT = 2

@@ -8,7 +8,7 @@ import re
 import pytest
 from rq.job import Job
 
-from service.matches.bots import bot_job_id
+from service.domain.matches.bots import bot_job_id
 from tests.service.conftest import Table, bearer
 from workers.worker import BotWorker
 

@@ -17,9 +17,9 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
 from engine.ai import DEFAULT_THINK_MS
-from service.matches.bots import ANONYMOUS, QUICK_QUEUE, THINK_QUEUE, bot_job_id, queue_name
-from service.matches.identity import SEAT, Caller
-from service.matches.operations import Matches, Move
+from service.domain.identity import SEAT, Caller
+from service.domain.matches.bots import ANONYMOUS, QUICK_QUEUE, THINK_QUEUE, bot_job_id, queue_name
+from service.domain.matches.operations import Matches, Move
 from tests.service.high_card import GAME as HIGH_CARD
 from workers import jobs
 
@@ -182,11 +182,11 @@ def test_the_sweep_replaces_a_started_job_only_when_its_worker_fell_silent(match
     assert status == (JobStatus.QUEUED if enqueued else JobStatus.STARTED)
 
 
-def test_a_hint_answers_for_its_seat_and_version_only(matches):
+def test_a_hint_answers_for_its_seat_and_version_only(matches, wired):
     doc = create(matches, [{"name": "h"}, {"name": "b", **BOT}])
     mid = doc["id"]
     state = HIGH_CARD.setup(2, {}, seed=3)
-    jobs.bind(matches)
+    jobs.bind(wired)
     answer = jobs.suggest_move(mid, 0, 0, "normal", 20)
     assert answer["action"] in HIGH_CARD.legal_actions(state)
     assert jobs.suggest_move(mid, 1, 0, "easy", 0)["action"] is None  # no such version yet

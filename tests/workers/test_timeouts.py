@@ -14,7 +14,7 @@ import pytest
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from service.matches.bots import (
+from service.domain.matches.bots import (
     ANONYMOUS,
     QUICK_QUEUE,
     THINK_QUEUE,
@@ -22,8 +22,9 @@ from service.matches.bots import (
     queue_name,
     timeout_job_id,
 )
-from service.matches.operations import Matches
-from service.store import now
+from service.domain.matches.operations import Matches
+from service.storage.matches import now
+from service.wiring import build
 from tests.service.conftest import Table
 from workers import jobs
 
@@ -34,7 +35,8 @@ def clocked(matches: Matches, seconds: float, level: str, ago: float = 0.0) -> d
     control = {"per_move_seconds": seconds, "on_timeout": level, "max_timeouts": 3}
     seats = [{"name": "a", "kind": "human"}, {"name": "b", "kind": "human"}]
     request = {"game": "high_card", "seats": seats, "options": {"swaps": False}, "seed": 4}
-    backdated = Matches(matches.store, matches.games, matches.config, matches.bots, clock=lambda: now() - ago)
+    config, store, games, queue = matches.config, matches.store, matches.games, matches.bots
+    backdated = build(config, store=store, games=games, bot_queue=queue, clock=lambda: now() - ago).matches
     return backdated.create({**request, "time_control": control})
 
 
@@ -44,7 +46,7 @@ def queued(matches: Matches, kind: str, tenant: str = ANONYMOUS) -> list[str]:
 
 
 def wait_past(deadline: float, timeout: float = 10.0) -> None:
-    """Until the server's clock (``service.store.now``) is past ``deadline``."""
+    """Until the server's clock (``service.storage.matches.now``) is past ``deadline``."""
     give_up = time.monotonic() + timeout
     while now() <= deadline:
         assert time.monotonic() < give_up, "the clock never passed the deadline"

@@ -33,13 +33,15 @@ from werkzeug import Request, Response
 
 from devtools.private_redis import REDIS_SERVER
 from service.config import Config
-from service.matches import feed
-from service.matches.accounts import APP_REVOKED
-from service.matches.identity import APP, Caller
-from service.matches.operations import Matches
-from service.matches.webhooks import GONE_REASON, SEND_CHECK_SECONDS, Webhooks, new_secret
-from service.store import MatchMeta, Store
-from service.webhooks_store import WebhookStore
+from service.domain.accounts import APP_REVOKED
+from service.domain.feeds import feed
+from service.domain.identity import APP, Caller
+from service.domain.webhooks.delivery import GONE_REASON, SEND_CHECK_SECONDS
+from service.domain.webhooks.signing import new_secret
+from service.domain.webhooks.webhooks import Webhooks
+from service.storage.matches import MatchMeta, Store
+from service.storage.webhooks import WebhookStore
+from service.wiring import build
 from tests.service.conftest import TEST_GAMES, make_config
 from workers import webhooks as lane
 
@@ -166,8 +168,9 @@ class Table:
     """An app with players ann and bob, High Card matches between them, and webhook endpoints."""
 
     def __init__(self, redis_client: redis.Redis, settings: Config) -> None:
-        self.matches = Matches(Store(redis_client), TEST_GAMES, settings)
-        self.hooks = self.matches.webhooks
+        wired = build(settings, store=Store(redis_client), games=TEST_GAMES)
+        self.matches = wired.matches
+        self.hooks = wired.webhooks
         self.app: str = self.matches.accounts.create_app("Backend")["id"]
         self.caller = Caller(APP, app=self.app, scopes=frozenset({"read", "play"}))
         for player in ("ann", "bob"):

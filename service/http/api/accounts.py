@@ -6,8 +6,12 @@ from typing import Any
 
 from flask import Response
 
-from service.http.api import Blueprint, current_caller, services
+from service.domain.accounts import player_document, require_admin
+from service.domain.identity import READ
+from service.domain.matchmaking.making import app_caller
+from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.schemas.accounts import (
     AppListSchema,
     AppSchema,
@@ -31,9 +35,6 @@ from service.http.schemas.tournaments import (
     TournamentSummarySchema,
 )
 from service.http.spec import REQUIRED_SEAT, errors
-from service.matches.accounts import player_document, require_admin
-from service.matches.identity import READ
-from service.matches.seeks import app_caller
 
 admin = Blueprint(
     "admin", __name__, url_prefix="/v1/admin", description="The operator's: apps (TABLETOP_ADMIN_TOKEN)"
@@ -122,7 +123,7 @@ def list_app_tournaments(query: dict[str, Any], app_id: str) -> dict[str, Any]:
     _admin()
     svc = services()
     svc.accounts.app(app_id)  # 404 for no such app
-    found, cursor = svc.matches.tournaments.list(
+    found, cursor = svc.tournaments.list(
         app_caller(app_id), query.get("status"), query.get("after"), query["limit"]
     )
     return {"tournaments": found, "next": cursor}
@@ -141,7 +142,7 @@ def cancel_app_tournament(app_id: str, tournament_id: str) -> dict[str, Any]:
     _admin()
     svc = services()
     svc.accounts.app(app_id)
-    return svc.matches.tournaments.cancel(tournament_id, app_caller(app_id))
+    return svc.tournaments.cancel(tournament_id, app_caller(app_id))
 
 
 # -- players ----------------------------------------------------------------------------------------

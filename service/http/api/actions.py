@@ -1,32 +1,28 @@
 """Moves: one action of the caller's seat, guarded by the match version.
 
 A move is the request the API serves most, so its view has a fast path (issue 30 point 2: a move cost
-three times a health check).  A well-formed request (a JSON object holding an ``action`` object and at
-most an integer ``expected_version``, a quoted ``If-Match``, a short ``Idempotency-Key``) is read here
-directly, without webargs and marshmallow, and its answer is encoded without the response schema's
-dump, which would copy the view unchanged.  Anything else, every request that could be refused
-included, takes the documented path (:func:`_documented`): the same schemas, so the same 400, 413 and
-422 bodies as ever, and the spec is built from that path's decorators alone.
+three times a health check).  A request the schemas plainly accept (a JSON object holding an
+``action`` object and at most an integer ``expected_version``, a quoted ``If-Match``, a short
+``Idempotency-Key``) is read directly by :mod:`service.http.fast_path`, with the limits of the same
+schemas, and its answer is encoded without the response schema's dump, which would copy the view
+unchanged.  Anything else, every request that could be refused included, takes the documented path
+(:func:`_documented`): the same schemas, so the same 400, 413 and 422 bodies as ever, and the spec is
+built from that path's decorators alone.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from flask import Request, Response, jsonify, request
 
-from service.http.api import ETAG_HEADER, Blueprint, current_caller, services
+from service.domain.matches.play import Move
+from service.http.api import ETAG_HEADER, Blueprint
+from service.http.context import current_caller, services
 from service.http.errors import etag
-from service.http.schemas.actions import (
-    IF_MATCH,
-    ActionHeadersSchema,
-    ActionRequestSchema,
-    MoveResultSchema,
-)
+from service.http.fast_path import Reader
+from service.http.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
 from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
-from service.matches.operations import Move
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/matches", description="Moves")
 
@@ -37,11 +33,9 @@ MOVE_LINKS = {
     "GetLegalActions": {"operationId": "getLegalActions", "parameters": _SAME_MATCH},
     "GetMatch": {"operationId": "getMatch", "parameters": _SAME_MATCH},
 }
-#: The body fields of a move request (:class:`ActionRequestSchema`): any other is a 422.
-_BODY_FIELDS = frozenset({"action", "expected_version"})
-#: The longest ``Idempotency-Key`` (:class:`ActionHeadersSchema`).
-_MAX_IDEMPOTENCY_KEY = 255
-_IF_MATCH = re.compile(IF_MATCH)
+#: The fast path's readers of a move's body and headers, with the documented path's schemas' limits.
+_BODY = Reader(ActionRequestSchema(), "json")
+_HEADERS = Reader(ActionHeadersSchema(), "headers")
 
 
 def _play(body: dict[str, Any], headers: dict[str, Any], match_id: str) -> tuple[dict[str, Any], str]:
@@ -103,37 +97,14 @@ def _documented(body: dict[str, Any], headers: dict[str, Any], match_id: str) ->
 
 def well_formed(req: Request) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The move request's body and headers as the documented path's schemas would load them, if the
-    request is one they accept without a doubt; ``None`` sends it down that path.
-
-    The body is read as webargs reads it (the request's cached data, UTF-8, the standard library's
-    decoder; the body size limit applies alike), and only what the schemas plainly accept passes: a
-    JSON object with an ``action`` object and at most a non-negative integer ``expected_version``; an
-    ``If-Match`` matching :data:`IF_MATCH`; an ``Idempotency-Key`` of 1 to 255 characters.  A float
-    version (``3.0``, which the schema takes as 3) and anything unusual go the long way."""
-    if req.mimetype != "application/json":
+    request is one they accept without a doubt (:class:`service.http.fast_path.Reader`); ``None``
+    sends it down that path.  A float version (``3.0``, which the schema takes as 3) and anything
+    unusual go the long way."""
+    body = _BODY.read(req)
+    if body is None:
         return None
-    try:
-        body = json.loads(req.get_data(cache=True).decode("utf-8"))
-    except ValueError:  # malformed JSON, bad UTF-8, an over-long integer: the schemas' errors
-        return None
-    if type(body) is not dict or not body.keys() <= _BODY_FIELDS or type(body.get("action")) is not dict:
-        return None
-    version = body.get("expected_version", 0)
-    if type(version) is not int or version < 0:
-        return None
-    headers: dict[str, Any] = {}
-    if_match = req.headers.get("If-Match")
-    if if_match is not None:
-        if _IF_MATCH.fullmatch(if_match) is None:
-            return None
-        headers["if_match"] = if_match
-    key = req.headers.get("Idempotency-Key")
-    if key is not None:
-        if not 0 < len(key) <= _MAX_IDEMPOTENCY_KEY:
-            return None
-        headers["idempotency_key"] = key
-    # The schema's Dict field loads a shallow copy of the action.
-    return {**body, "action": dict(body["action"])}, headers
+    headers = _HEADERS.read(req)
+    return None if headers is None else (body, headers)
 
 
 def submit_action(match_id: str) -> Any:

@@ -1,4 +1,4 @@
-"""Challenges to named players (see :mod:`service.matches.challenges`)."""
+"""Challenges to named players (see :mod:`service.domain.matchmaking.challenges`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import url_for
 
-from service.http.api import Blueprint, current_caller, services
+from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.schemas.matchmaking import (
     ChallengeAsQuerySchema,
     ChallengeListQuerySchema,

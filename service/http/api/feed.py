@@ -1,26 +1,28 @@
 """A player's feed, ``GET /v1/me/events``: one connection per player instead of one per match.
 
 Each commit of a match with players leaves notes in the match's outbox, drained into the feeds of the
-players it concerns (:mod:`service.matches.feed`, :meth:`service.accounts_store.AccountStore.drain`);
+players it concerns (:mod:`service.domain.feeds.feed`, :meth:`service.domain.outbox.entries.Outbox.drain`);
 this view reads a feed the way the match events view reads a match: at once, as a long-poll, or as an
-NDJSON or SSE stream served by the process's live reader (:mod:`service.live`), with the same waiter
-caps (by app and player: :func:`service.http.waiters.waiter_quotas`).
+NDJSON or SSE stream served by the process's live reader (:mod:`service.live`), opened as a match's is
+(:func:`service.http.api.streams.open_stream`), with the same waiter caps (by app and player:
+:func:`service.http.waiters.waiter_quotas`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request
+from flask import request
 
-from service.http import admission
-from service.http.api import Blueprint, current_caller, services
-from service.http.api.events import JSON, NDJSON, SSE, ndjson_lines, sse_lines, stream_body, subscriber
+from service.domain.identity import READ
+from service.http.api import Blueprint
+from service.http.api.streams import JSON, NDJSON, SSE, open_stream, subscriber, wanted
+from service.http.context import current_caller, services
 from service.http.schemas.events import EventsHeadersSchema
 from service.http.schemas.feed import FeedPageSchema, FeedQuerySchema
 from service.http.spec import REQUIRED_SEAT, errors
-from service.live import Topic, poll_feed, stream_feed
-from service.matches.identity import READ
+from service.live.delivery import poll_feed
+from service.live.topics import Topic
 
 blp = Blueprint("feed", __name__, url_prefix="/v1/me", description="Your feed: one per player")
 
@@ -87,23 +89,12 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
     """
     svc = services()
     key = svc.accounts.me(current_caller(), READ, query.get("player"))
-    kind = request.accept_mimetypes.best_match([JSON, NDJSON, SSE], default=JSON)
+    kind = wanted(request)
     after = query.get("after") or headers.get("last_event_id") or "0-0"
-    subscribe = subscriber(Topic.player(key))
+    topic = Topic.player(key)
     if kind == JSON:
         wait = query.get("wait", 0.0)
-        events, last = poll_feed(svc.accounts.store, svc.config, key, after, wait, subscribe)
+        events, last = poll_feed(svc.accounts.store, svc.config, key, after, wait, subscriber(topic))
         return {"events": events, "last_id": last}
-    # Before the response starts (429 and 503 are still possible), while the request holds its place.
-    sub = subscribe()
-    try:
-        backlog = sub.backlog(after)
-    except BaseException:
-        sub.close()
-        raise
-    encode = ndjson_lines if kind == NDJSON else sse_lines
     # A heartbeat first: the response (and its headers) goes out at once, not at the first entry.
-    wire = admission.stream_wire(request.environ)
-    batches = stream_feed(svc.config, sub, backlog, wire=wire, encode=encode)
-    body = stream_body(encode(None), batches, encode, sub)
-    return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return open_stream(topic, kind, after)

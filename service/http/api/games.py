@@ -8,7 +8,8 @@ from typing import Any
 from flask import Response, url_for
 
 from engine.core import Game
-from service.http.api import Blueprint, services
+from service.http.api import Blueprint
+from service.http.context import services
 from service.http.errors import not_found
 from service.http.schemas.games import GameListSchema, GameSchema
 from service.http.spec import errors

@@ -6,11 +6,12 @@ from typing import Any
 
 from flask import Response
 
-from service.http.api import Blueprint, services
+from service.http.api import Blueprint
+from service.http.context import services
 from service.http.errors import unavailable
 from service.http.schemas.health import StatusSchema
 from service.http.spec import errors
-from service.store import STORAGE_ERRORS
+from service.storage.client import STORAGE_ERRORS
 
 blp = Blueprint("health", __name__, description="Operations")
 

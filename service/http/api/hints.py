@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import request, url_for
 
-from service import logs
-from service.http.api import Blueprint, current_caller, services
+from service.http import request_log
+from service.http.api import Blueprint
+from service.http.context import current_caller, services
 from service.http.schemas.hints import HintRequestSchema, JobSchema
 from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
 
@@ -71,7 +72,7 @@ def get_job(job_id: str) -> Any:
     hint again starts a new job.
     """
     doc = services().matches.hint(job_id, current_caller())
-    logs.annotate(seat=doc["seat"])
+    request_log.annotate(seat=doc["seat"])
     if doc["status"] not in ("finished", "failed"):
         return doc, 202, {"Retry-After": str(POLL_SECONDS)}
     return doc

@@ -1,5 +1,5 @@
 """``Idempotency-Key`` on the requests that create something (issue 42): the one HTTP hook of
-:mod:`service.matches.idempotency`, which says what a key means and how its records are kept.
+:mod:`service.domain.idempotency`, which says what a key means and how its records are kept.
 
 A creating view takes the decorator :func:`idempotent` (right under its route); with the header, the
 hook checks the caller (401 comes first), claims the key for this request (method, path and body),
@@ -22,11 +22,11 @@ from flask import Flask, Response, current_app, request
 
 from service import auth
 from service.config import Config
-from service.http.api import current_caller
+from service.domain.errors import Conflict
+from service.domain.idempotency import HEADER, MAX_KEY, RETRY_AFTER, Answer, Idempotency
+from service.http.context import current_caller
 from service.http.errors import ApiError
-from service.idempotency_store import IdempotencyStore
-from service.matches.errors import Conflict
-from service.matches.idempotency import HEADER, MAX_KEY, RETRY_AFTER, Answer, Idempotency
+from service.storage.idempotency import IdempotencyStore
 
 #: Where :func:`install` keeps the app's :class:`Idempotency` (``app.extensions[EXTENSION]``).
 EXTENSION = "tabletop.idempotency"

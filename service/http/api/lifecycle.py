@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.http.api import Blueprint, current_caller, services
+from service.http.api import Blueprint
+from service.http.context import current_caller, services
 from service.http.schemas.lifecycle import RematchSchema
 from service.http.schemas.matches import JoinedSchema, JoinRequestSchema, MatchSchema
 from service.http.spec import REQUIRED_SEAT, SECURITY_SCHEME, errors

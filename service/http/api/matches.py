@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import Response, request, url_for
 
-from service.http.api import ETAG_HEADER, Blueprint, current_caller, services
+from service.http.api import ETAG_HEADER, Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.errors import etag
 from service.http.schemas.actions import LegalActionsSchema
 from service.http.schemas.matches import (

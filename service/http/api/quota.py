@@ -3,21 +3,16 @@ itself instead of learning its budget from 429s."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flask import current_app
 
-from service.http.api import Blueprint, current_caller, services
+from service.domain.accounts import require_app
+from service.http.api import Blueprint
+from service.http.context import current_caller, services
+from service.http.limits import QUOTAS, Quotas
 from service.http.schemas.quota import MyAppSchema
 from service.http.spec import REQUIRED_SEAT, errors
-from service.matches.accounts import require_app
-
-if TYPE_CHECKING:  # not imported at run time: limits imports this package (through identity)
-    from service.http.limits import Quotas
-
-#: Where :func:`service.http.limits.install` keeps the app's :class:`~service.http.limits.Quotas`
-#: (``app.extensions[QUOTAS]``).
-QUOTAS = "tabletop.quotas"
 
 blp = Blueprint("quota", __name__, url_prefix="/v1/apps", description="An app's limits and usage")
 
@@ -44,13 +39,13 @@ def get_my_app() -> dict[str, Any]:
             "rates": quotas.rates(own),
             "max_waiters_per_app": config.max_waiters_per_app,
             "max_waiters_per_player": config.max_waiters_per_player,
-            "tournaments": services().matches.tournaments.limits(),
+            "tournaments": services().tournaments.limits(),
             "overrides": own,
         },
         "usage": {
             "rates": quotas.usage(app_id, own),
             "players": _players(app_id),
-            "tournaments": services().matches.tournaments.usage(app_id),
+            "tournaments": services().tournaments.usage(app_id),
         },
     }
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.http.api import Blueprint, current_caller, services
+from service.domain.ratings import reader_app
+from service.http.api import Blueprint
+from service.http.context import current_caller, services
 from service.http.schemas.ratings import LeaderboardQuerySchema, LeaderboardSchema, PlayerRatingsSchema
 from service.http.spec import REQUIRED_SEAT, errors
-from service.matches.ratings import reader_app
 
 blp = Blueprint(
     "ratings",
@@ -35,7 +36,7 @@ def get_leaderboard(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     app = reader_app(current_caller())
     svc.matches.game(game_id)
     limit = query.get("limit", svc.config.page_size)
-    rows, cursor = svc.matches.ratings.leaderboard(app, game_id, query["pool"], query.get("cursor"), limit)
+    rows, cursor = svc.ratings.leaderboard(app, game_id, query["pool"], query.get("cursor"), limit)
     return {"game": game_id, "pool": query["pool"], "players": rows, "next_cursor": cursor}
 
 
@@ -49,6 +50,6 @@ def get_player_ratings(player_id: str) -> dict[str, Any]:
     budget."""
     svc = services()
     app = reader_app(current_caller())
-    return svc.matches.ratings.player_ratings(
+    return svc.ratings.player_ratings(
         app, player_id, sorted(svc.matches.games), svc.accounts.store.player
     )

@@ -1,4 +1,4 @@
-"""Matchmaking: open seeks paired into matches (see :mod:`service.matches.seeks`)."""
+"""Matchmaking: open seeks paired into matches (see :mod:`service.domain.matchmaking.seeks`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import Any
 
 from flask import url_for
 
-from service.http.api import Blueprint, current_caller, services
+from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.schemas.matchmaking import CreateSeekSchema, SeekListQuerySchema, SeekListSchema, SeekSchema
 from service.http.spec import REQUIRED_SEAT, errors
 

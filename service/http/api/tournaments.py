@@ -1,5 +1,5 @@
 """Tournaments (issue 31): round robin and Swiss events the server runs, with standings and an export
-(see :mod:`service.matches.tournaments`).  A view parses, calls ``svc.matches.tournaments``, and
+(see :mod:`service.domain.tournaments.tournaments`).  A view parses, calls ``svc.tournaments``, and
 serialises; the CSV export is rendered here from the JSON export's rows, so both say the same."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 
 from flask import Response, url_for
 
-from service.http.api import Blueprint, current_caller, services
+from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.schemas.tournaments import (
     CSV_COLUMNS,
     CreateTournamentSchema,
@@ -93,7 +94,7 @@ def create_tournament(body: dict[str, Any]) -> Any:
     match on their feed and the app's webhooks (`tournament_match`, then `tournament_over`).  Points by
     finishing place (1 per opponent below, 1/2 per opponent tied); tie-breaks: wins, Buchholz, entry
     order.  Counted against the creation rate limit and the app's tournament caps."""
-    doc = services().matches.tournaments.create(body, current_caller())
+    doc = services().tournaments.create(body, current_caller())
     return doc, 201, {"Location": url_for("tournaments.get_tournament", tournament_id=doc["id"])}
 
 
@@ -106,7 +107,7 @@ def create_tournament(body: dict[str, Any]) -> Any:
 def list_tournaments(query: dict[str, Any]) -> dict[str, Any]:
     """The caller's app's tournaments (the app key or any of its players' tokens), newest first,
     without their matches; filter by `status`, and follow `next` (as `after`)."""
-    found, cursor = services().matches.tournaments.list(
+    found, cursor = services().tournaments.list(
         current_caller(), query.get("status"), query.get("after"), query["limit"]
     )
     return {"tournaments": found, "next": cursor}
@@ -121,7 +122,7 @@ def get_tournament(tournament_id: str) -> dict[str, Any]:
     """A tournament of the caller's app (the app key or any of its players' tokens): its status,
     progress (matches done of all), standings, and every match (pending ones too: their ids are fixed
     in advance)."""
-    return services().matches.tournaments.get(tournament_id, current_caller())
+    return services().tournaments.get(tournament_id, current_caller())
 
 
 @blp.route("/<tournament_id>/results", methods=["GET"])
@@ -135,7 +136,7 @@ def get_tournament(tournament_id: str) -> dict[str, Any]:
 def get_tournament_results(query: dict[str, Any], tournament_id: str) -> Any:
     """Every finished or aborted match's seats in one read, with the standings: JSON, or with
     `format=csv` a CSV file (`text/csv`) of the same rows."""
-    export = services().matches.tournaments.results(tournament_id, current_caller())
+    export = services().tournaments.results(tournament_id, current_caller())
     if query["format"] != "csv":
         return export
     return Response(
@@ -157,7 +158,7 @@ def cancel_tournament(tournament_id: str) -> dict[str, Any]:
     standings stay as they were, and its matches under way are aborted by the workers moments later
     (the answer does not wait for them, and is the tournament without its matches: it costs the same
     whatever the tournament's size)."""
-    return services().matches.tournaments.cancel(tournament_id, current_caller())
+    return services().tournaments.cancel(tournament_id, current_caller())
 
 
 def render_csv(rows: Iterable[Mapping[str, Any]]) -> str:

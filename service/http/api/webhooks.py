@@ -2,9 +2,9 @@
 
 An app's server registers URLs to be POSTed its players' feed entries (``your_turn``, ``match_over``...),
 signed the Standard Webhooks way; a delivery lane (workers/webhooks.py) sends them.  Every operation here
-is the app key's alone (:func:`service.matches.accounts.require_app`): a player token or a seat token is
+is the app key's alone (:func:`service.domain.accounts.require_app`): a player token or a seat token is
 401, and an endpoint of another app is 404, as if it did not exist.  The views parse, call
-:class:`service.matches.webhooks.Webhooks` and serialise.
+:class:`service.domain.webhooks.webhooks.Webhooks` and serialise.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from typing import Any
 
 from flask import Response
 
-from service.http.api import Blueprint, current_caller, services
+from service.domain.accounts import require_app
+from service.domain.webhooks.webhooks import Webhooks
+from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
+from service.http.context import current_caller, services
 from service.http.schemas.webhooks import (
     CreateWebhookSchema,
     DeliveriesQuerySchema,
@@ -26,8 +29,6 @@ from service.http.schemas.webhooks import (
     WebhookWithSecretSchema,
 )
 from service.http.spec import REQUIRED_SEAT, errors
-from service.matches.accounts import require_app
-from service.matches.webhooks import Webhooks
 
 blp = Blueprint(
     "webhooks",
@@ -45,7 +46,7 @@ DISABLED = (409, "`endpoint_disabled`: enable the endpoint first (`PATCH` with `
 def _webhooks() -> tuple[Webhooks, str]:
     """The domain object and the calling app (401 unless the credential is an app key)."""
     app = require_app(current_caller())
-    return services().matches.webhooks, app
+    return services().webhooks, app
 
 
 @blp.route("", methods=["POST"])

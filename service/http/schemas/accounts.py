@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.domain.accounts import MAX_TOKEN_SECONDS
+from service.domain.identity import SCOPES
 from service.http.schemas.fields import JsonBoolean
 from service.http.schemas.matches import MatchSummarySchema, seat_name
-from service.matches.accounts import MAX_TOKEN_SECONDS
-from service.matches.identity import SCOPES
-from service.store import STATUSES
+from service.storage.matches import STATUSES
 
 PLAYER_ID = r"^[A-Za-z0-9_.@-]{1,64}$"
 

@@ -6,21 +6,28 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.http.schemas.fields import JsonInteger
-from service.store import STATUSES
+from service.http.schemas.fields import FullMatch, JsonInteger
+from service.storage.matches import STATUSES
 
 #: An ETag as the API sends it: a version in double quotes (RFC 9110 entity-tag), written as the API
 #: writes it (no leading zeros, no sign): entity tags compare as strings, so ``"00"`` is not ``"0"``.
 IF_MATCH = r'^\s*"(0|[1-9][0-9]{0,17})"\s*$'
 
 
-def _quoted_version(value: str) -> None:
-    """Refuse anything but a quoted version, showing the quoted form of an unquoted one: HTTP
-    entity tags are quoted, and a client that sends ``If-Match: 12`` should learn how to fix it."""
-    if not re.fullmatch(IF_MATCH, value):
-        bare = value.strip().strip('"')
-        hint = f' (send If-Match: "{int(bare)}")' if re.fullmatch("[0-9]{1,18}", bare) else ""
-        raise ValidationError(f"must be a version in double quotes, written as in the ETag header{hint}")
+class QuotedVersion(FullMatch):
+    """Refuse anything but a quoted version (:data:`IF_MATCH`), showing the quoted form of an unquoted
+    one: HTTP entity tags are quoted, and a client that sends ``If-Match: 12`` should learn how to fix
+    it.  A pattern validator, so the move's fast path reads its pattern (:mod:`service.http.fast_path`)."""
+
+    def __init__(self) -> None:
+        super().__init__(IF_MATCH)
+
+    def __call__(self, value: str) -> str:  # type: ignore[override]  # our fields hold text, never bytes
+        if self.regex.fullmatch(value) is None:  # type: ignore[call-overload]  # a str pattern (__init__)
+            bare = value.strip().strip('"')
+            hint = f' (send If-Match: "{int(bare)}")' if re.fullmatch("[0-9]{1,18}", bare) else ""
+            raise ValidationError(f"must be a version in double quotes, written as in the ETag header{hint}")
+        return value
 
 
 #: The spec component holding the anyOf of every registered game's action schemas (see service/http/spec.py).
@@ -41,7 +48,7 @@ class ActionRequestSchema(Schema):
 class ActionHeadersSchema(Schema):
     if_match = fields.String(
         data_key="If-Match",
-        validate=_quoted_version,
+        validate=QuotedVersion(),
         metadata={
             "description": 'The match version the move is based on, as returned in ETag, quoted (`"12"`).',
             "pattern": IF_MATCH,

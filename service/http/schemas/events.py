@@ -19,7 +19,7 @@ from service.events import (
     TIMEOUT,
 )
 from service.http.schemas.fields import FullMatch
-from service.store import STATUSES
+from service.storage.matches import STATUSES
 
 EVENT_ID = r"^[0-9]{1,18}-[0-9]{1,18}$"
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.http.schemas.events import EVENT_ID
-from service.http.schemas.fields import FullMatch
-from service.matches.accounts import PLAYER_ID
-from service.matches.feed import (
+from service.domain.accounts import PLAYER_ID
+from service.domain.feeds.feed import (
     CHALLENGE_ACCEPTED,
     CHALLENGE_DECLINED,
     CHALLENGE_EXPIRED,
@@ -22,7 +20,9 @@ from service.matches.feed import (
     TOURNAMENT_MATCH,
     TOURNAMENT_OVER,
 )
-from service.tournaments_store import CANCELLED as TOURNAMENT_CANCELLED
+from service.http.schemas.events import EVENT_ID
+from service.http.schemas.fields import FullMatch
+from service.storage.tournaments import CANCELLED as TOURNAMENT_CANCELLED
 
 
 class FeedQuerySchema(Schema):

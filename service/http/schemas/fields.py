@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate
 
 from engine.ai import DEFAULT_THINK_MS, LEVELS
-from service.matches.bots import DEFAULT_LEVEL, MAX_THINK_MS
+from service.domain.matches.bots import DEFAULT_LEVEL, MAX_THINK_MS
 
 
 class JsonInteger(fields.Integer):

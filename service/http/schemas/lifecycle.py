@@ -1,5 +1,5 @@
-"""Open seats, joining, leaving, clocks and rematches (see service/matches/lifecycle.py and
-service/matches/clocks.py)."""
+"""Open seats, joining, leaving, clocks and rematches (see service/domain/matches/lifecycle.py and
+service/domain/matches/clocks.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
+from service.domain.matches.clocks import DEFAULT_MAX_TIMEOUTS, DEFAULT_ON_TIMEOUT, MAX_SECONDS, WARNING_SHARE
+from service.domain.matches.seating import DEFAULT_ON_LEAVE, PRIVATE, PUBLIC
 from service.http.schemas.fields import JsonInteger
-from service.matches.clocks import DEFAULT_MAX_TIMEOUTS, DEFAULT_ON_TIMEOUT, MAX_SECONDS, WARNING_SHARE
-from service.matches.seating import DEFAULT_ON_LEAVE, PRIVATE, PUBLIC
 
 _SECONDS = validate.Range(min=1, max=MAX_SECONDS)
 VISIBILITIES = (PUBLIC, PRIVATE)

@@ -7,6 +7,8 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
+from service.domain import names
+from service.domain.matches.seating import BOT, HUMAN, OPEN
 from service.http.schemas.fields import FullMatch, JsonBoolean, JsonInteger, bot_level, think_ms
 from service.http.schemas.lifecycle import (
     VISIBILITIES,
@@ -17,11 +19,9 @@ from service.http.schemas.lifecycle import (
     SeatChoice,
     TimeControlSchema,
 )
-from service.matches import names
-from service.matches.seating import BOT, HUMAN, OPEN
-from service.store import STATUSES
+from service.storage.matches import STATUSES
 
-#: A seat name is shown to every other player: the rule is :func:`service.matches.names.normalise` (NFKC,
+#: A seat name is shown to every other player: the rule is :func:`service.domain.names.normalise` (NFKC,
 #: spaces collapsed, no control, format or separator characters, at most 40 characters).  The spec
 #: publishes a coarser pattern (no control characters, not blank): JSON Schema cannot name Unicode
 #: categories in the ECMA-style regex dialect clients and fuzzers validate with.
@@ -59,7 +59,7 @@ def seat_name(**kwargs: Any) -> SeatName:
 NAME_RULE = (
     "Stored normalised (NFKC, runs of spaces collapsed, trimmed); refused when empty, longer than "
     f"{names.MAX_LENGTH} characters, or holding control, invisible formatting (bidirectional overrides, "
-    "zero-width) or line/paragraph separator characters (see the README's name rule)."
+    "zero-width) or line/paragraph separator characters (see \"Names\" in the docs' Matches guide)."
 )
 
 

@@ -7,11 +7,16 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
+from service.domain.accounts import PLAYER_ID
+from service.domain.matchmaking.challenges import ANSWERS, CHALLENGE_STATUSES, MAX_CHALLENGE_SECONDS, ORDERS
+from service.domain.matchmaking.seeks import (
+    DEFAULT_BOT_LEVEL,
+    DEFAULT_BOTS_AFTER,
+    MAX_SEEK_SECONDS,
+    SEEK_STATUSES,
+)
 from service.http.schemas.fields import FullMatch, JsonBoolean, JsonInteger
 from service.http.schemas.lifecycle import TimeControlSchema
-from service.matches.accounts import PLAYER_ID
-from service.matches.challenges import ANSWERS, CHALLENGE_STATUSES, MAX_CHALLENGE_SECONDS, ORDERS
-from service.matches.seeks import DEFAULT_BOT_LEVEL, DEFAULT_BOTS_AFTER, MAX_SEEK_SECONDS, SEEK_STATUSES
 
 #: Ratings (ordinals) are tens in practice; a range is bounded only to keep numbers sane.
 RATING_BOUND = 1_000_000.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.http.schemas.fields import FullMatch
-from service.ratings_store import PEOPLE, POOLS
+from service.storage.ratings import PEOPLE, POOLS
 
 POOL = (
     "`people`: the app's players; `bots`: the players the app flagged `bot` and the built-in levels "

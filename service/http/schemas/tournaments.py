@@ -1,7 +1,8 @@
 """Tournaments (issue 31): the request, the document, its summary, the listing and the results export,
 typed for generated clients.
 
-The documents are :class:`service.matches.tournaments.Tournaments`'s; these schemas describe and bound
+The documents are :class:`service.domain.tournaments.tournaments.Tournaments`'s; these schemas describe and
+bound
 them (the agreed shapes of the tournament design).  The request schema refuses what a schema can see
 (types, ranges, an entrant that is neither a player nor a level, ...) with a 422 naming the field; the
 domain refuses the rest (fewer entrants than ``players``, an unknown player, a duplicate entrant, too
@@ -15,20 +16,15 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.ai import LEVELS
+from service.domain.accounts import PLAYER_ID
+from service.domain.tournaments.records import FORMATS, MATCH_STATUSES, ROUND_ROBIN
+from service.domain.tournaments.records import STATUSES as TOURNAMENT_STATUSES
+from service.domain.tournaments.tournaments import MAX_ENTRANTS, MAX_NAME
 from service.http.schemas.fields import FullMatch, JsonBoolean, JsonInteger, think_ms
 from service.http.schemas.lifecycle import TimeControlSchema
 from service.http.schemas.matches import NAME_PATTERN, seat_name
 from service.http.schemas.matchmaking import TimeControlDocSchema
-from service.matches.accounts import PLAYER_ID
-from service.matches.tournaments import (
-    FORMATS,
-    MATCH_STATUSES,
-    MAX_ENTRANTS,
-    MAX_NAME,
-    ROUND_ROBIN,
-)
-from service.matches.tournaments import STATUSES as TOURNAMENT_STATUSES
-from service.tournaments_store import ABORTED, FINISHED
+from service.storage.tournaments import ABORTED, FINISHED
 
 #: The export's formats (`GET /v1/tournaments/{id}/results?format=`).
 RESULT_FORMATS = ("json", "csv")

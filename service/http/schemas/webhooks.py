@@ -1,6 +1,6 @@
 """An app's webhook endpoints and the messages sent to them (issue 26), typed for generated clients.
 
-The documents are :class:`service.matches.webhooks.Webhooks`'s; these schemas only describe and bound
+The documents are :class:`service.domain.webhooks.webhooks.Webhooks`'s; these schemas only describe and bound
 them.  The URL is checked by the domain (scheme, host, the addresses it resolves to: issue 26 point 5),
 which names the field ``url`` when it refuses one, as the schemas name theirs.
 """
@@ -11,10 +11,11 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from service.domain.feeds.feed import ENTRY_TYPES
+from service.domain.webhooks.endpoints import MAX_DESCRIPTION
+from service.domain.webhooks.messages import PING, STATUSES
+from service.domain.webhooks.urls import MAX_URL_LENGTH
 from service.http.schemas.fields import FullMatch, JsonBoolean
-from service.matches.feed import ENTRY_TYPES
-from service.matches.webhook_urls import MAX_URL_LENGTH
-from service.matches.webhooks import MAX_DESCRIPTION, PING, STATUSES
 
 _TYPES_DESCRIPTION = (
     "The player-feed entry types this endpoint is sent (`"

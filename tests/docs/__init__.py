@@ -1,0 +1,1 @@
+"""The documentation: README.md and the site's pages (docs/), and what they name in the code."""
