@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from apispec import APISpec
 from flask import Flask
-from flask_smorest import Api
+from flask_smorest import Api, Blueprint
 from werkzeug.exceptions import HTTPException
 
 from engine.core import Game
@@ -49,10 +50,43 @@ class TabletopFlask(Flask):
         return found
 
 
+#: The API document built for each set of games.  It depends on the games alone, never on the config,
+#: and building it is half of what ``create_app`` costs: a process that makes many apps (the test
+#: suite makes many) builds it once.  Keyed by the game objects themselves, held here, so a key is
+#: never reused by other objects.
+_SPECS: dict[tuple[tuple[str, Game], ...], APISpec] = {}
+
+
 class TabletopApi(Api):
-    """flask-smorest's Api with our error schema and error body."""
+    """flask-smorest's Api with our error schema and error body, over a document built once."""
 
     ERROR_SCHEMA = ErrorSchema
+    spec: APISpec
+
+    def __init__(self, app: Flask, games: dict[str, Game], plugins: list[Any]) -> None:
+        super().__init__(app, spec_kwargs={"extra_plugins": plugins})
+        self._key = tuple(games.items())
+        built = _SPECS.get(self._key)
+        self._document = built is None
+        if built is None:
+            register_components(self.spec, games)
+        else:
+            self.spec = built  # served by the document's own view, which reads self.spec per request
+
+    def register_blueprint(self, blp: Blueprint, **options: Any) -> None:
+        if self._document:
+            super().register_blueprint(blp, **options)
+            return
+        name = options.get("name", blp.name)  # what super() does, less documenting the views again
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+
+    def finish_document(self, games: dict[str, Game]) -> None:
+        """Complete a document this app built, and keep it for the next app over the same games."""
+        if self._document:
+            describe_match_request(self.spec, games)
+            _SPECS[self._key] = self.spec
+            self._document = False
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         return errors.from_http_exception(error).response()
@@ -119,10 +153,9 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
     )
     idempotency.install(app, config, store.redis)  # Idempotency-Key records, beside the match state
     plugins = [limits.RateLimitDoc(), idempotency.IdempotencyDoc()]
-    api = TabletopApi(app, spec_kwargs={"extra_plugins": plugins})
-    register_components(api.spec, domain.games)
+    api = TabletopApi(app, domain.games, plugins)
     register_blueprints(app, api)
-    describe_match_request(api.spec, domain.games)
+    api.finish_document(domain.games)
     errors.register(app)
     metrics.install(app)
     app.wsgi_app = admission.Admission(  # type: ignore[method-assign]

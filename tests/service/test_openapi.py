@@ -5,9 +5,11 @@ from pathlib import Path
 
 import jsonschema_rs
 
+from engine.registry import GAMES
 from service.config import Config
 from service.http.app import OFFLINE_REDIS_URL, create_app
 from service.http.spec import pascal, render
+from tests.service.high_card import GAME as HIGH_CARD
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
@@ -16,6 +18,18 @@ def test_committed_spec_is_up_to_date():
     """openapi/openapi.json is what `tabletop spec` writes for the registered games; regenerate it with
     `.venv/bin/tabletop spec` when this fails."""
     assert COMMITTED.read_text(encoding="utf-8") == render(create_app(Config(redis_url=OFFLINE_REDIS_URL)))
+
+
+def test_an_app_over_the_same_games_serves_the_same_document_over_other_games_its_own():
+    """create_app builds the document once per set of games (service.http.app._SPECS): a second app
+    over the registry serves the same document, an app over other games documents those games."""
+    first = create_app(Config(redis_url=OFFLINE_REDIS_URL)).test_client().get("/openapi.json").json
+    second = create_app(Config(redis_url=OFFLINE_REDIS_URL, max_body_bytes=4096))
+    assert second.test_client().get("/openapi.json").json == first
+    other = create_app(Config(redis_url=OFFLINE_REDIS_URL), games={**GAMES, "high_card": HIGH_CARD})
+    schemas = other.test_client().get("/openapi.json").json["components"]["schemas"]
+    assert "HighCardAction" in schemas and "HighCardAction" not in first["components"]["schemas"]
+    assert set(first["paths"]) == set(other.test_client().get("/openapi.json").json["paths"])
 
 
 def _strings_under(key, node):
