@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 
 from bench.api import ROOT
+from bench.procs import stop_processes
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
 from service.config import Config
@@ -71,10 +72,7 @@ def quick_workers(redis_url: str, count: int) -> Iterator[BotQueue]:
             time.sleep(0.1)
         yield queue
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=60)
+        stop_processes(procs)
 
 
 def run_level(redis_url: str, game_id: str, level: str, players: int, matches: int, workers: int) -> float:

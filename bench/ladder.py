@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.api import ROOT, Client, free_port, start_server
-from bench.procs import progress, stop_server
+from bench.procs import progress, stop_processes, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.ai import LEVELS
 from engine.registry import GAMES
@@ -158,14 +158,7 @@ def workers(redis_url: str, count: int) -> Iterator[list[subprocess.Popen[bytes]
             time.sleep(0.1)
         yield procs
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes(procs)
 
 
 # -- one game's ladder ------------------------------------------------------------------------------

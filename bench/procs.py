@@ -92,6 +92,18 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
         server.wait()
 
 
+def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 60.0) -> None:
+    """SIGTERM to all first, so they wind down together, then each waited for (killed past ``timeout``)."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def progress(message: str) -> None:
     """A timestamped progress line on stderr (the figures go to stdout)."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)

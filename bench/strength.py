@@ -11,6 +11,20 @@ load; the run prints the measured iterations per second, which converts a budget
 Printed per level: first places and the win rate with its Wilson 95% interval; per pair of levels, how
 often the row finished ahead of the column.
 
+An agent against the baselines: ``--agent`` seats a learner (``module:attr``: a ``pyspiel.Bot``, or a
+policy callable ``policy(observation, info) -> action id`` as :class:`research.baselines.PolicyBot` calls
+it; or a level, to calibrate) among ``--opponents`` (levels, the server's bots through
+:mod:`research.baselines`), offline, with OpenSpiel's ``evaluate_bots``:
+
+    python -m bench.strength --game taj_mahal --agent mypkg.agent:policy --opponents easy,easy --games 60
+
+Match ``g`` puts the agent in seat ``g mod players`` on deal ``g // players``, so each deal is played from
+every seat.  Printed: first places with a Wilson 95% interval, the mean place (1 = first) with a 95%
+interval, the mean return.  The search levels search on iterations (``--normal-iterations``,
+``--hard-iterations``) unless ``--normal-think-ms``/``--hard-think-ms`` give them a time per decision or
+``--server-budgets`` the server's (500 ms and 2000 ms: ``hard`` then takes minutes a match).
+:func:`measure` is the same from Python.
+
 An outside anchor: ``--vs openspiel-ismcts`` seats our ``hard`` against two of OpenSpiel's IS-MCTS bots
 (``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with one random rollout per simulation, UCT constant
 2 for returns in [-1, 1]) on the game registered by :mod:`research.openspiel_game`, 3 players, seats
@@ -32,6 +46,7 @@ even) with a 95% interval over games, and first places (1/3 is even) with a Wils
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 import math
 import multiprocessing as mp
@@ -245,8 +260,12 @@ def play_vs_anchor(
         else:
             t0 = time.perf_counter()
             move, stats = decide(
-                engine, state.engine_state, "hard", rng,
-                think_ms=think_ms if simulations is None else None, iterations=simulations,
+                engine,
+                state.engine_state,
+                "hard",
+                rng,
+                think_ms=think_ms if simulations is None else None,
+                iterations=simulations,
             )
             if not stats.get("forced") and stats.get("iterations"):
                 record.ours_decisions += 1
@@ -313,6 +332,194 @@ def main_anchor(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------------------------------
+# An agent against the baselines: a learner's OpenSpiel bot or policy, seated among built-in levels
+
+
+@dataclass
+class AgentRecord:
+    """One match of the agent: its seat, its place (0 = first) and its return (+1 first, -1 last)."""
+
+    seat: int
+    place: int
+    ret: float
+
+
+#: A level's search budget: (think_ms, iterations); (None, None) is the server's default think time.
+Budget = tuple[float | None, int | None]
+
+
+def load_agent(spec: str) -> Any:
+    """The agent a command line names: a level (``easy``), or ``module:attr``: a ``pyspiel.Bot`` (it
+    must act for whichever seat ``state.current_player()`` names) or a policy callable
+    ``policy(observation, info) -> action id`` (:data:`research.baselines.Policy`)."""
+    if spec in LEVELS:
+        return spec
+    module, sep, attr = spec.partition(":")
+    if not sep:
+        raise ValueError(f"an agent is a level ({', '.join(LEVELS)}) or module:attr, not {spec!r}")
+    return getattr(importlib.import_module(module), attr)
+
+
+def agent_bot(agent: Any, game: Any, seat: int, seed: int, budgets: dict[str, Budget]) -> Any:
+    """The ``pyspiel.Bot`` that plays ``agent`` in ``seat``: a level's :func:`research.baselines.make_bot`,
+    a bot as given, a policy through :class:`research.baselines.PolicyBot`."""
+    import pyspiel
+
+    from research.baselines import PolicyBot, make_bot
+
+    if isinstance(agent, str):
+        think_ms, iterations = budgets.get(agent, (None, None))
+        return make_bot(game, seat, agent, seed, think_ms, iterations)
+    if isinstance(agent, pyspiel.Bot):
+        return agent
+    if callable(agent):
+        return PolicyBot(agent, seat)
+    raise TypeError(f"an agent is a level, a pyspiel.Bot or a policy callable, not {type(agent).__name__}")
+
+
+def play_agent_match(
+    game_id: str,
+    agent: Any,
+    opponents: tuple[str, ...],
+    number: int,
+    budgets: dict[str, Budget],
+    seed: int,
+    options: dict[str, Any] | None = None,
+) -> AgentRecord:
+    """Match ``number``: the agent in seat ``number mod players``, the opponents after it in order
+    (cyclically), on deal ``number // players`` of the run, so every deal is played once from each seat
+    and each opponent visits every seat too.  Played by OpenSpiel's ``evaluate_bots``."""
+    import numpy as np
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    from research.openspiel_game import load
+
+    players = 1 + len(opponents)
+    seat = number % players
+    game = load(game_id, players=players, seed=seed * 100_003 + number // players, **(options or {}))
+    bots = []
+    for s in range(players):
+        who = agent if s == seat else opponents[(s - seat - 1) % players]
+        bots.append(agent_bot(who, game, s, seed * 1_000_003 + number * 17 + s, budgets))
+    state = game.new_initial_state()
+    returns = evaluate_bots(state, bots, np.random.RandomState(seed))
+    ranking = get_game(game_id).result(state.engine_state)["ranking"]
+    return AgentRecord(seat=seat, place=ranking.index(seat), ret=float(returns[seat]))
+
+
+@dataclass
+class AgentTally:
+    """The agent's matches against one lineup of opponents, and what they say with 95% intervals."""
+
+    game_id: str
+    opponents: tuple[str, ...]
+    records: list[AgentRecord] = field(default_factory=list)
+
+    @property
+    def wins(self) -> int:
+        return sum(r.place == 0 for r in self.records)
+
+    def win_rate(self) -> tuple[float, float, float]:
+        """First places over matches, with its Wilson interval."""
+        n = len(self.records)
+        return (self.wins / n if n else 0.0, *wilson(self.wins, n))
+
+    def mean_place(self) -> tuple[float, float, float]:
+        """Mean place (1 = first), with a normal-approximation interval over matches."""
+        places = [r.place + 1 for r in self.records]
+        n = len(places)
+        mean = sum(places) / n
+        half = 1.96 * math.sqrt(sum((p - mean) ** 2 for p in places) / max(1, n - 1) / n)
+        return mean, mean - half, mean + half
+
+    def report(self, name: str) -> str:
+        n, players = len(self.records), 1 + len(self.opponents)
+        rate, lo, hi = self.win_rate()
+        place, plo, phi = self.mean_place()
+        ret = sum(r.ret for r in self.records) / n
+        return (
+            f"{name} vs {','.join(self.opponents)} in {self.game_id} ({n} matches, seats rotated): "
+            f"first {self.wins}/{n} = {rate:.1%} [{lo:.1%}, {hi:.1%}] (even: {1 / players:.1%}); "
+            f"mean place {place:.2f} [{plo:.2f}, {phi:.2f}] (even: {(players + 1) / 2:.2f}); "
+            f"mean return {ret:+.2f}"
+        )
+
+
+def measure(
+    agent: Any,
+    game_id: str,
+    opponents: tuple[str, ...],
+    matches: int,
+    seed: int = 1,
+    budgets: dict[str, Budget] | None = None,
+    procs: int = 1,
+    options: dict[str, Any] | None = None,
+) -> AgentTally:
+    """Play ``matches`` matches of ``agent`` (a level, a ``pyspiel.Bot``, a policy callable, or with
+    ``procs > 1`` a ``module:attr`` spec each process loads) against ``opponents`` (levels), offline.
+
+    ``budgets``: per search level, (think_ms, iterations); a level missing there searches on
+    :data:`DEFAULT_ITERATIONS`, so results reproduce on any machine.
+    """
+    budgets = {**{lv: (None, it) for lv, it in DEFAULT_ITERATIONS.items()}, **(budgets or {})}
+    tally = AgentTally(game_id, opponents)
+    jobs = [(game_id, agent, opponents, g, budgets, seed, options) for g in range(matches)]
+    with mp.Pool(procs) if procs > 1 else _Serial() as pool:
+        for record in pool.imap_unordered(_play_agent, jobs):
+            tally.records.append(record)
+    return tally
+
+
+def _play_agent(args: tuple[Any, ...]) -> AgentRecord:
+    game_id, agent, opponents, number, budgets, seed, options = args
+    if isinstance(agent, str) and agent not in LEVELS:
+        agent = load_agent(agent)
+    return play_agent_match(game_id, agent, opponents, number, budgets, seed, options)
+
+
+def main_agent(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--agent``: the agent against ``--opponents`` in ``--game``."""
+    opponents = tuple(args.opponents.split(","))
+    unknown = [x for x in opponents if x not in LEVELS]
+    if unknown:
+        parser.error(f"unknown level {unknown[0]!r}; known: {', '.join(LEVELS)}")
+    try:
+        agent = load_agent(args.agent)
+    except (ValueError, ImportError, AttributeError) as exc:
+        parser.error(f"--agent: {exc}")
+    budgets: dict[str, Budget] = {}
+    for level in SEARCH_LEVELS:
+        think_ms = getattr(args, f"{level}_think_ms")
+        if think_ms is not None:
+            budgets[level] = (think_ms, None)
+        elif args.server_budgets:
+            budgets[level] = (None, None)
+        else:
+            budgets[level] = (None, getattr(args, f"{level}_iterations"))
+    t0 = time.perf_counter()
+    tally = measure(
+        args.agent if args.procs > 1 else agent,
+        args.game,
+        opponents,
+        args.games,
+        args.seed,
+        budgets,
+        args.procs,
+    )
+    shown = {
+        lv: ("server default" if b == (None, None) else f"{b[0]} ms" if b[0] else f"{b[1]} iterations")
+        for lv, b in budgets.items()
+        if lv in (args.agent, *opponents)
+    }
+    print(
+        f"strength: agent={args.agent} game={args.game} opponents={args.opponents} games={args.games} "
+        f"seed={args.seed} search={shown or 'none'} wall={time.perf_counter() - t0:.0f}s"
+    )
+    print(tally.report(args.agent))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), help="required unless --vs (then: all games)")
@@ -326,11 +533,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--normal-iterations", type=int, default=DEFAULT_ITERATIONS["normal"])
     parser.add_argument("--hard-iterations", type=int, default=DEFAULT_ITERATIONS["hard"])
     parser.add_argument("--procs", type=int, default=1, help="worker processes (games run in parallel)")
+    parser.add_argument(
+        "--agent", help="measure an agent: a level or module:attr (a pyspiel.Bot or a policy)"
+    )
+    parser.add_argument("--opponents", default="easy,easy", help="with --agent: levels of the other seats")
+    parser.add_argument("--normal-think-ms", type=float, help="with --agent: normal thinks this long instead")
+    parser.add_argument("--hard-think-ms", type=float, help="with --agent: hard thinks this long instead")
+    parser.add_argument(
+        "--server-budgets", action="store_true", help="with --agent: the server's think times (500/2000 ms)"
+    )
     args = parser.parse_args(argv)
     if args.vs:
         return main_anchor(args)
     if not args.game:
         parser.error("--game is required (unless --vs)")
+    if args.agent:
+        return main_agent(args, parser)
     lineup = tuple(args.lineup.split(","))
     unknown = [x for x in lineup if x not in LEVELS]
     if unknown:

@@ -37,6 +37,14 @@ output schemas ``view_schema``, ``result_schema``, ``event_schemas``, ``masked_a
 ``determinize(state, seat, rng) -> State``
     A full state consistent with everything ``seat`` can see, every hidden thing resampled with ``rng``
     (a :class:`random.Random`), including the state's own RNG, so a searcher cannot peek at the future.
+``sample_from_view(view, seat, rng, seen=None) -> State``
+    The same from the other side of the door: a full state rebuilt from ``view(state, seat)`` alone
+    (the dict an HTTP client gets, e.g. after a JSON round trip), every hidden thing drawn with
+    ``rng`` by the game's own ``determinize``, so a client can run the engine locally (one-ply
+    lookahead, IS-MCTS) on a state that ``view`` maps back to exactly ``view``.  Each game rebuilds
+    the public and own parts in its ``sampling.py``; ``seen`` (the seat's visible events) is for a game
+    whose view alone leaves something out, and no registered game needs it.  Where the history would
+    narrow the hidden part beyond what the view says, each game's ``sampling.py`` names what it lets go.
 ``heuristic(state, seat) -> float``
     A cheap evaluation of ``state`` for ``seat`` (higher is better), used by the greedy and search bots.
 ``max_decisions(players) -> int``
@@ -135,6 +143,7 @@ class Game(Protocol):
     def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
     def result(self, state: Any) -> Result | None: ...
     def determinize(self, state: Any, seat: int, rng: Any) -> Any: ...
+    def sample_from_view(self, view: dict[str, Any], seat: int, rng: Any, seen: Any = None) -> Any: ...
     def heuristic(self, state: Any, seat: int) -> float: ...
     def encode(self, state: Any) -> bytes: ...
     def decode(self, data: bytes) -> Any: ...
@@ -361,6 +370,30 @@ def check_turn(to_move: int | None, seat: int | None) -> int:
     return to_move
 
 
+K = TypeVar("K")
+
+
+class ActionTable(dict[K, Action]):
+    """Action objects by key, each built by ``build(key)`` on first use and shared from then on: what a
+    legal-action generator looks up instead of writing a dict literal per action.
+
+    Legal actions are shared and never mutated (see :class:`GameBase`), so one object per action is
+    sound, and finding it costs about a third of building it, which is most of a legal list's cost in
+    the bots' inner loop.  The key is one int or str (an index, a few small numbers combined, a
+    payment's name): a tuple key costs about what it saves.  The table holds the actions seen so far.
+    """
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[K], Action]) -> None:
+        super().__init__()
+        self.build = build
+
+    def __missing__(self, key: K) -> Action:
+        action = self[key] = self.build(key)
+        return action
+
+
 # --------------------------------------------------------------------------------------------------
 # Serialization
 
@@ -450,6 +483,9 @@ class GameRules(Generic[S]):
     #: ``flow.max_decisions(players)``: the proven bound on a game's decisions (see :class:`Game`);
     #: every registered game declares one.
     max_decisions: Callable[[int], int] | None = None
+    #: ``sampling.sample_from_view(view, seat, rng, seen)``: a full state rebuilt from a seat's view
+    #: (see :class:`Game`); every registered game has one, test doubles may not.
+    sample_from_view: Callable[[dict[str, Any], int, random.Random, Any], S] | None = None
 
 
 def _action_events(rules: GameRules[S], state: S, seat: int, action: Action) -> list[Event]:
@@ -576,6 +612,7 @@ class GameBase(Generic[S]):
             forced=getattr(flow, "forced", None),
             public_action=getattr(view, "public_action", None),
             max_decisions=getattr(flow, "max_decisions", None),
+            sample_from_view=role("sampling").sample_from_view,
         )
 
     def __init__(self) -> None:
@@ -602,10 +639,15 @@ class GameBase(Generic[S]):
         legal = state._legal
         if legal is None:
             legal = state._legal = rules.legal(state)
-        # An action equal to a legal one, with plain values, fits its schema (legal actions do: the
-        # contract suite checks it), so the shape check runs only when that test fails; the type guard
-        # stops values equal to but not of the declared type (True == 1.0 == 1).
-        if action not in legal or not _PLAIN.issuperset(map(type, action.values())):
+        # A legal action fits its schema (the contract suite checks it), and so does an action equal
+        # to one with plain values; the type guard stops values equal to but not of the declared type
+        # (True == 1.0 == 1).  The shape check runs only when both tests fail.  The first test is
+        # identity: a bot passes back one of the listed objects, and then the type guard is moot.
+        try:
+            listed = legal[legal.index(action)] is action
+        except ValueError:
+            listed = False
+        if not listed and (action not in legal or not _PLAIN.issuperset(map(type, action.values()))):
             check_shape(self.actions, action)
             if action not in legal:
                 raise rules.explain(state, mover, action)
@@ -623,6 +665,19 @@ class GameBase(Generic[S]):
     def determinize(self, state: S, seat: int, rng: random.Random) -> S:
         sample = self._rules.determinize(state, seat, rng)
         sample._legal = None  # the sample may hide a different hand behind the same view
+        return sample
+
+    def sample_from_view(self, view: dict[str, Any], seat: int, rng: random.Random, seen: Any = None) -> S:
+        """A full state whose ``view(state, seat)`` equals ``view``, hidden parts drawn with ``rng``.
+
+        Rebuilding costs more than a ``determinize`` (up to ~0.7 ms against 0.03 ms for China), and
+        ``determinize`` depends on the seat's information alone: a searcher rebuilds once per decision
+        and draws each further world with ``determinize(sample, seat, rng)``."""
+        sample_from_view = self._rules.sample_from_view
+        if sample_from_view is None:
+            raise NotImplementedError(f"{self.id} cannot rebuild a state from a view (sampling.py)")
+        sample = sample_from_view(view, seat, rng, seen)
+        sample._legal = None  # built afresh: nothing cached belongs to it
         return sample
 
     def clone(self, state: S) -> S:

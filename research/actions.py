@@ -26,6 +26,15 @@ a saved policy can check it was trained on the same encoding.
 
 Many ids are never legal (China's ``place`` block is every piece x target x payment), which is normal
 for these frameworks: the legal-action mask says which ids are playable now.
+
+**Factored encoding** (:func:`factored`, China only: its flat space is the one too wide for an output
+layer).  An action is a tuple of small heads, ``kind x target x province x pay x slot x colour``
+(7 + 59 + 9 + 55 + 4 + 5 = 139 outputs instead of 31,251); a policy samples them in order, each under
+:meth:`FactoredActions.conditional_mask` given the heads before it, and :meth:`FactoredActions.to_flat`
+turns the tuple into the flat id every adapter takes.  It is a helper beside the adapters, not an
+adapter option: the environments keep their ``Discrete`` flat ids (what masked PPO and OpenSpiel's
+algorithms expect), and a factored policy converts at its output.  Its :attr:`FactoredActions.fingerprint`
+hashes the heads and the whole id table, and the tests pin it like the flat one.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from engine.core import Action, Game
 
@@ -196,3 +207,178 @@ def action_string(action: Action) -> str:
     """Canonical text of an action (sorted keys, no spaces): unique per action, so usable as OpenSpiel's
     action string and as a dictionary key."""
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+# -- the factored encoding ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Head:
+    """One output head of a factored policy: a categorical over ``values``."""
+
+    name: str
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A value of the first head (``kind``): an action type, the fields it fixes, and the head each of
+    its other fields is read from (``field -> head name``)."""
+
+    name: str
+    type: str
+    fixed: tuple[tuple[str, Any], ...]
+    fields: tuple[tuple[str, str], ...]
+
+
+class FactoredActions:
+    """A factored action encoding: an action is a tuple of head values, the first head its *kind*.
+
+    A flat id space like China's (31,251 ids: every piece x target x payment) needs an output layer of
+    that width, almost all of it masked.  Factored, a policy has one small head per component (kind,
+    target, province, payment, ...) and samples them in order, each conditioned on the ones before:
+    :meth:`conditional_mask` is the legal values of the next head given the chosen prefix, so a sampled
+    tuple is always legal.  Heads a kind does not use are ignored and canonically 0 (:meth:`used`).
+
+    The mapping to and from the flat ids of :class:`ActionCodec` is exact: :meth:`from_flat` gives
+    every flat id its tuple, :meth:`to_flat` takes it back (a tuple that names no action, e.g. a
+    fortification on a dragon seal, is :class:`UnencodableAction`; the masks never offer one).
+    :attr:`fingerprint` hashes the heads, the kinds and the whole id table, so it changes exactly when
+    some tuple would map to another flat id.
+    """
+
+    def __init__(self, flat: ActionCodec, heads: Sequence[Head], kinds: Sequence[Kind]) -> None:
+        if heads[0].name != "kind" or heads[0].values != tuple(k.name for k in kinds):
+            raise ValueError("the first head is 'kind', its values the kinds' names in order")
+        self.flat = flat
+        self.heads: tuple[Head, ...] = tuple(heads)
+        self.kinds: tuple[Kind, ...] = tuple(kinds)
+        #: Width of each head: the output layer sizes of a factored policy.
+        self.sizes: tuple[int, ...] = tuple(len(h.values) for h in heads)
+        position = {h.name: i for i, h in enumerate(heads)}
+        self._index = tuple({v: i for i, v in enumerate(h.values)} for h in heads)
+        self._fields = tuple(tuple((f, position[h]) for f, h in k.fields) for k in kinds)
+        self._used = tuple(
+            tuple(i == 0 or i in {p for _, p in fields} for i in range(len(heads))) for fields in self._fields
+        )
+        table = np.zeros((flat.num_actions, len(heads)), np.int16)
+        for code in range(flat.num_actions):
+            table[code] = self._heads_of(flat.decode(code))
+        table.setflags(write=False)
+        #: Row ``id``: the head values of flat id ``id`` (unused heads 0).
+        self.table = table
+        self._rows = {tuple(int(x) for x in row): code for code, row in enumerate(table)}
+        if len(self._rows) != flat.num_actions:
+            raise ValueError(f"{flat.game_id}: two flat ids share one factored tuple")
+        spec = [[h.name, list(h.values)] for h in heads], [[k.name, k.type, k.fixed, k.fields] for k in kinds]
+        digest = hashlib.sha256(json.dumps([flat.fingerprint, spec]).encode())
+        digest.update(table.tobytes())
+        #: Hash of the heads, the kinds and the table: equal fingerprints mean identical encodings.
+        self.fingerprint = digest.hexdigest()[:16]
+
+    def _heads_of(self, action: Action) -> list[int]:
+        for k, kind in enumerate(self.kinds):
+            if kind.type == action["type"] and all(action.get(f) == v for f, v in kind.fixed):
+                row = [0] * len(self.heads)
+                row[0] = k
+                for field, head in self._fields[k]:
+                    row[head] = self._index[head][action[field]]
+                return row
+        raise UnencodableAction(f"{self.flat.game_id}: no kind for {action!r}")
+
+    def used(self, kind: int) -> tuple[bool, ...]:
+        """Which heads ``kind`` reads (the others are ignored; train them on nothing)."""
+        return self._used[kind]
+
+    def from_flat(self, code: int) -> tuple[int, ...]:
+        """The head values of flat id ``code``."""
+        return tuple(int(x) for x in self.table[code])
+
+    def to_flat(self, values: Sequence[int]) -> int:
+        """The flat id of head values ``values`` (unused heads ignored)."""
+        if len(values) != len(self.heads) or not 0 <= values[0] < len(self.kinds):
+            raise UnencodableAction(
+                f"{self.flat.game_id}: expected {len(self.heads)} head values, got {values!r}"
+            )
+        used = self._used[values[0]]
+        key = tuple(int(v) if used[i] else 0 for i, v in enumerate(values))
+        found = self._rows.get(key)
+        if found is None:
+            raise UnencodableAction(f"{self.flat.game_id}: head values {values!r} name no action")
+        return found
+
+    def encode(self, action: Action) -> tuple[int, ...]:
+        """The head values of a game action."""
+        return self.from_flat(self.flat.encode(action))
+
+    def decode(self, values: Sequence[int]) -> Action:
+        """The game action of head values ``values``."""
+        return self.flat.decode(self.to_flat(values))
+
+    def conditional_mask(self, legal: Sequence[int], prefix: Sequence[int]) -> np.ndarray:
+        """Legal values (a boolean mask) of head ``len(prefix)`` among the flat ids ``legal``, given the
+        values ``prefix`` already chosen for the heads before it.  A head the chosen kind ignores has
+        only its value 0 offered."""
+        head = len(prefix)
+        mask = np.zeros(self.sizes[head], bool)
+        rows = self.table[np.asarray(legal, dtype=np.int64)]
+        if head > 0:
+            used = self._used[prefix[0]]
+            if not used[head]:
+                mask[0] = True
+                return mask
+            keep = np.ones(len(rows), bool)
+            for i, v in enumerate(prefix):
+                if used[i]:
+                    keep &= rows[:, i] == v
+            rows = rows[keep]
+        mask[rows[:, head]] = True
+        return mask
+
+
+def _china_factoring(game: Game) -> FactoredActions:
+    """China: kind x target x province x payment x slot x colour (7 + 59 + 9 + 55 + 4 + 5 = 139 outputs
+    instead of 31,251).  ``target`` is a place's target or a fortification's space (the board spaces,
+    then the provinces' dragon seals, in sorted order); ``province`` a fortification's province;
+    ``pay`` the cards paid; ``slot`` a display slot taken; ``colour`` a card swapped away."""
+    flat = codec(game)
+    props = game.actions
+    heads = [
+        Head(
+            "kind",
+            ("draw_deck", "draw_display", "finish", "fortify", "place_emissary", "place_house", "swap"),
+        ),
+        Head("target", tuple(sorted(props["place"]["properties"]["target"]["enum"]))),
+        Head("province", tuple(sorted(props["fortify"]["properties"]["province"]["enum"]))),
+        Head("pay", tuple(sorted(props["place"]["properties"]["pay"]["enum"]))),
+        Head("slot", tuple(range(4))),
+        Head("colour", tuple(sorted(props["swap"]["properties"]["discard"]["enum"]))),
+    ]
+    kinds = [
+        Kind("draw_deck", "draw_deck", (), ()),
+        Kind("draw_display", "draw_display", (), (("slot", "slot"),)),
+        Kind("finish", "finish", (), ()),
+        Kind("fortify", "fortify", (), (("space", "target"), ("province", "province"), ("pay", "pay"))),
+        Kind("place_emissary", "place", (("piece", "emissary"),), (("target", "target"), ("pay", "pay"))),
+        Kind("place_house", "place", (("piece", "house"),), (("target", "target"), ("pay", "pay"))),
+        Kind("swap", "swap", (), (("discard", "colour"),)),
+    ]
+    return FactoredActions(flat, heads, kinds)
+
+
+#: The games with a factored encoding, and how each is built.
+FACTORINGS = {"china": _china_factoring}
+_FACTORED: dict[str, FactoredActions] = {}
+
+
+def factored(game: Game) -> FactoredActions:
+    """The (cached) factored encoding of ``game``; ``ValueError`` for a game without one."""
+    found = _FACTORED.get(game.id)
+    if found is None:
+        build = FACTORINGS.get(game.id)
+        if build is None:
+            raise ValueError(
+                f"{game.id}: no factored action encoding (known: {', '.join(sorted(FACTORINGS))})"
+            )
+        found = _FACTORED[game.id] = build(game)
+    return found

@@ -19,6 +19,11 @@ gets).
   visible to it, in order), so two different histories give two different strings; the tensor is the
   observation tensor followed by :data:`HISTORY_BUCKETS` buckets counting those events (each event's
   canonical JSON hashed to one bucket): a bag of what was seen, the usual fixed-size compromise.
+  Histories are kept *on demand* (:class:`SeatHistory`): a move only records its events; a seat's
+  digest and bag are folded from them when something asks for that seat's information state, and
+  cached, so seats nobody reads cost nothing per move.  A view's tensor reuses the parts of the
+  view (its keys, and their items) already hashed for an earlier view, so only what changed is
+  flattened again; the values are the same as hashing every leaf afresh.
 * **Returns**: from the final ranking, linear in place: first +1, last -1 (``1 - 2 * place / (n - 1)``),
   so they sum to 0 and a win counts the same whatever the score margin.
 """
@@ -40,7 +45,9 @@ VIEW_BUCKETS = 1024
 HISTORY_BUCKETS = 512
 
 _SORTED = orjson.OPT_SORT_KEYS
-_CRC: dict[str, int] = {}
+#: Hashing key -> its signed bucket: ``bucket`` for a + sign, ``bucket + VIEW_BUCKETS`` for a - sign.
+_SLOT: dict[str, int] = {}
+_SLOT_CAP = 1_000_000  # the vocabulary of paths and values is small; never grow unbounded
 
 
 def canonical(doc: Any) -> bytes:
@@ -48,33 +55,36 @@ def canonical(doc: Any) -> bytes:
     return orjson.dumps(doc, option=_SORTED)
 
 
-def _crc(key: str) -> int:
-    found = _CRC.get(key)
-    if found is None:
-        found = zlib.crc32(key.encode())
-        if len(_CRC) < 1_000_000:  # the vocabulary of paths and values is small; never grow unbounded
-            _CRC[key] = found
+def _slot(key: str) -> int:
+    """Signed bucket of a hashing key: ``crc32 mod VIEW_BUCKETS``, sign from the hash's top bit."""
+    h = zlib.crc32(key.encode())
+    found = h % VIEW_BUCKETS + (VIEW_BUCKETS if h & 0x80000000 else 0)
+    if len(_SLOT) < _SLOT_CAP:
+        _SLOT[key] = found
     return found
 
 
-def _flatten(doc: Any, path: str, keys: list[str], values: list[float]) -> None:
-    """Append each leaf of ``doc`` as a hashing key and a value (scalars handled inline: this runs for
-    every observation of every step, and a call per leaf doubled its cost)."""
+def _flatten(doc: Any, path: str, slots: list[int], values: list[float]) -> None:
+    """Append each leaf of ``doc`` as its signed bucket and value (scalars handled inline, and each key
+    looked up in the bucket cache right here: this runs for every observation of every step)."""
     items = doc.items() if isinstance(doc, dict) else enumerate(doc)
+    slot = _SLOT.get
     for key, item in items:
         here = f"{path}.{key}"
         kind = type(item)
         if kind is dict or kind is list or kind is tuple:
-            _flatten(item, here, keys, values)
-        elif kind is bool:
-            keys.append(here)
-            values.append(1.0 if item else 0.0)
+            _flatten(item, here, slots, values)
+            continue
+        if kind is bool:
+            value = 1.0 if item else 0.0
         elif kind is int or kind is float:
-            keys.append(here)
-            values.append(float(item))
+            value = float(item)
         else:
-            keys.append(f"{here}={item}")
-            values.append(1.0)
+            here = f"{here}={item}"
+            value = 1.0
+        found = slot(here)
+        slots.append(_slot(here) if found is None else found)
+        values.append(value)
 
 
 def tensor_size(game: Game) -> int:
@@ -87,30 +97,89 @@ def info_tensor_size(game: Game) -> int:
     return tensor_size(game) + HISTORY_BUCKETS
 
 
+#: A part of a view already flattened: ``(path, JSON of the subtree)`` -> the signed buckets and the
+#: values of its leaves (numpy arrays).  Consecutive views (and the views of different seats) share
+#: most of their subtrees, so most of a view is found here and only what changed is flattened again.
+_PARTS: dict[tuple[str, bytes], tuple[np.ndarray, np.ndarray]] = {}
+_PARTS_CAP = 20_000  # entries (tens of MB at most); emptied when full, the next views refill it
+#: Containers are looked up whole down to this depth (1: the view's own keys; 2: their items).
+_PART_DEPTH = 2
+
+
+def _arrays(slots: list[int], values: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    n = len(slots)
+    return np.fromiter(slots, np.intp, n), np.fromiter(values, np.float64, n)
+
+
+def _part(path: str, doc: Any, depth: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Append the leaves of the container ``doc`` at ``path`` to ``parts``, from :data:`_PARTS` when
+    seen before.  Equal JSON means equal leaves (a bool, a number, a string and null never print
+    alike), so the JSON of the subtree (``orjson``: microseconds) is a safe key."""
+    key = (path, orjson.dumps(doc))
+    found = _PARTS.get(key)
+    if found is None:
+        if depth < _PART_DEPTH:
+            mine: list[tuple[np.ndarray, np.ndarray]] = []
+            _split(doc, path, depth + 1, mine)
+            found = _joined(mine)
+        else:
+            slots: list[int] = []
+            values: list[float] = []
+            _flatten(doc, path, slots, values)
+            found = _arrays(slots, values)
+        if len(_PARTS) >= _PARTS_CAP:
+            _PARTS.clear()
+        _PARTS[key] = found
+    parts.append(found)
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _split(doc: Any, path: str, depth: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Append the leaves of ``doc``: each container item through :func:`_part`, the scalars as one
+    more part."""
+    slots: list[int] = []
+    values: list[float] = []
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc)
+    for key, item in items:
+        kind = type(item)
+        if kind is dict or kind is list or kind is tuple:
+            _part(f"{path}.{key}", item, depth, parts)
+        else:
+            _flatten({key: item}, path, slots, values)
+    parts.append(_arrays(slots, values))
+
+
 def write_view_tensor(out: np.ndarray, view: dict[str, Any], seat: int, to_move: bool) -> None:
-    """Fill ``out`` (zeroed first; length :func:`tensor_size`) with the hashed encoding of ``view``."""
+    """Fill ``out`` (zeroed first; length :func:`tensor_size`) with the hashed encoding of ``view``.
+
+    The leaves are summed per signed bucket in one ``bincount`` (float64: exact for the integer values
+    views hold, so the same numbers as adding them one by one in float32)."""
     out.fill(0.0)
     head = len(out) - VIEW_BUCKETS - 1
     if 0 <= seat < head:
         out[seat] = 1.0
     out[head] = 1.0 if to_move else 0.0
-    keys: list[str] = []
-    values: list[float] = []
-    _flatten(view, "", keys, values)
-    crc = _CRC.get
-    hashes = [crc(k) or _crc(k) for k in keys]
-    idx = np.fromiter((h % VIEW_BUCKETS for h in hashes), dtype=np.int64, count=len(hashes))
-    val = np.fromiter(
-        (-v if h & 0x80000000 else v for h, v in zip(hashes, values, strict=True)),
-        dtype=np.float32,
-        count=len(hashes),
-    )
-    np.add.at(out, idx + head + 1, val)
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    _split(view, "", 1, parts)
+    slots, values = _joined(parts)
+    if len(slots):
+        sums = np.bincount(slots, weights=values, minlength=2 * VIEW_BUCKETS)
+        out[head + 1 :] = sums[:VIEW_BUCKETS] - sums[VIEW_BUCKETS:]
+
+
+def event_payload(event: Event) -> bytes:
+    """What a seat is shown of one event: its canonical JSON, ``visible_to`` left out."""
+    return canonical({k: v for k, v in event.items() if k != "visible_to"})
 
 
 def event_bucket(event: Event) -> int:
     """History bucket of one event (its canonical JSON, ``visible_to`` left out)."""
-    return zlib.crc32(canonical({k: v for k, v in event.items() if k != "visible_to"})) % HISTORY_BUCKETS
+    return zlib.crc32(event_payload(event)) % HISTORY_BUCKETS
 
 
 def chain(digest: bytes, payload: bytes) -> bytes:
@@ -118,71 +187,120 @@ def chain(digest: bytes, payload: bytes) -> bytes:
     return hashlib.blake2b(digest + payload, digest_size=16).digest()
 
 
-class SeatHistory:
-    """What each seat has been shown so far: a running digest and a bag of event buckets per seat, and
-    one more entry (index ``players``) for the spectator, i.e. the public history.
+#: One seat's history at some point: its running digest and its bag (event counts per bucket,
+#: ``float32``, length :data:`HISTORY_BUCKETS`; never written once stored, so it may be shared).
+Seen = tuple[bytes, np.ndarray]
 
-    Immutable values (bytes, tuples) so a cloned state can share them until the next event.
+
+class _Step:
+    """One ``apply``'s events, linked to the step before: the log every copy of a state shares up to
+    where they part.  ``seen`` caches, per seat, that seat's history up to and including this step."""
+
+    __slots__ = ("events", "payloads", "prev", "seen")
+
+    def __init__(self, prev: _Step | None, events: list[Event], seen: dict[int, Seen] | None = None) -> None:
+        self.prev = prev
+        self.events = events
+        self.payloads: list[tuple[bytes, int]] | None = None  # (payload, bucket) per event, on demand
+        self.seen = seen
+
+    def shown(self) -> list[tuple[bytes, int]]:
+        if self.payloads is None:
+            payloads = [event_payload(e) for e in self.events]
+            self.payloads = [(p, zlib.crc32(p) % HISTORY_BUCKETS) for p in payloads]
+        return self.payloads
+
+
+def _empty_bag() -> np.ndarray:
+    return np.zeros(HISTORY_BUCKETS, np.float32)
+
+
+class SeatHistory:
+    """What each seat has been shown so far, per seat and for the spectator (index ``players``: the
+    public history), kept on demand.
+
+    A move only links its events onto the log (:meth:`after`, constant time); :meth:`seen` folds a
+    seat's digest and bag from the log when it is asked for, and caches the result on the step it
+    reached, which every clone sharing that step reuses.  Immutable from outside (each move gives a
+    new history), so a cloned state shares it until the next event.
     """
 
-    __slots__ = ("bags", "digests")
+    __slots__ = ("players", "step")
 
-    def __init__(self, digests: tuple[bytes, ...] | None, bags: tuple[tuple[int, ...], ...]) -> None:
-        self.digests = digests  # None: nothing seen but the initial views, not hashed yet (see start)
-        self.bags = bags
+    def __init__(self, players: int, step: _Step) -> None:
+        self.players = players
+        self.step = step  # its ``seen`` is None at the root until :meth:`ready`
 
     @classmethod
     def start(cls, players: int) -> SeatHistory:
         """Each seat starts having seen its initial view.  Hashing those views waits for
         :meth:`ready`: OpenSpiel creates many initial states only to learn a tensor's shape."""
-        return cls(None, tuple(() for _ in range(players + 1)))
+        return cls(players, _Step(None, []))
+
+    @classmethod
+    def restored(cls, seen: list[Seen]) -> SeatHistory:
+        """A history whose every seat (and the public, last) has seen exactly ``seen``."""
+        return cls(len(seen) - 1, _Step(None, [], dict(enumerate(seen))))
 
     def ready(self, game: Game, state: Any) -> SeatHistory:
         """This history with the initial views hashed; ``state`` must be the initial state."""
-        if self.digests is not None:
-            return self
-        seats: list[int | None] = [*range(len(self.bags) - 1), None]
-        return SeatHistory(tuple(chain(b"", canonical(game.view(state, s))) for s in seats), self.bags)
+        root = self.step
+        if root.prev is None and root.seen is None:
+            seats: list[int | None] = [*range(self.players), None]
+            root.seen = {
+                i: (chain(b"", canonical(game.view(state, s))), _empty_bag()) for i, s in enumerate(seats)
+            }
+        return self
 
     def after(self, events: list[Event]) -> SeatHistory:
         """The histories once ``events`` (from one ``apply``) were shown to whoever may see them."""
-        assert self.digests is not None, "call ready() before the first move"
-        digests = list(self.digests)
-        bags = list(self.bags)
-        public = len(digests) - 1
-        for i in range(len(digests)):
-            seen = [e for e in events if event_visible(e, None if i == public else i)]
-            if not seen:
-                continue
-            for e in seen:
-                digests[i] = chain(digests[i], canonical({k: v for k, v in e.items() if k != "visible_to"}))
-            bags[i] = bags[i] + tuple(event_bucket(e) for e in seen)
-        return SeatHistory(tuple(digests), tuple(bags))
+        assert self.step.prev is not None or self.step.seen is not None, "call ready() before the first move"
+        return SeatHistory(self.players, _Step(self.step, events))
+
+    def seen(self, seat: int) -> Seen:
+        """Digest and bag of ``seat`` (``players``: the public history), folded from the log now."""
+        path: list[_Step] = []
+        step: _Step | None = self.step
+        while step is not None and (step.seen is None or seat not in step.seen):
+            path.append(step)
+            step = step.prev
+        assert step is not None and step.seen is not None, "call ready() before reading a history"
+        digest, bag = step.seen[seat]
+        if not path:
+            return digest, bag
+        viewer = None if seat == self.players else seat
+        bag = bag.copy()
+        for s in reversed(path):
+            for event, (payload, bucket) in zip(s.events, s.shown(), strict=True):
+                if event_visible(event, viewer):
+                    digest = chain(digest, payload)
+                    bag[bucket] += 1.0
+        head = self.step
+        if head.seen is None:
+            head.seen = {}
+        head.seen[seat] = (digest, bag)
+        return digest, bag
+
+    def everyone(self) -> list[Seen]:
+        """Every seat's history, then the public one (what a copy in another process needs)."""
+        return [self.seen(i) for i in range(self.players + 1)]
 
     def resampled_for(self, seat: int) -> SeatHistory:
         """The histories of a world resampled for ``seat``: its own is kept; the others are unknown to it,
         so they are derived from its own digest (a function of what ``seat`` knows, never of the truth).
         The public history (last entry) is everybody's, so it is kept too."""
-        assert self.digests is not None, "call ready() first"
-        public = len(self.digests) - 1
-        digests = tuple(
-            d if s in (seat, public) else chain(self.digests[seat], f"resampled:{s}".encode())
-            for s, d in enumerate(self.digests)
-        )
-        bags = tuple(b if s in (seat, public) else () for s, b in enumerate(self.bags))
-        return SeatHistory(digests, bags)
+        own = self.seen(seat)
+        public = self.players
+        seen = [
+            self.seen(s) if s in (seat, public) else (chain(own[0], f"resampled:{s}".encode()), _empty_bag())
+            for s in range(public + 1)
+        ]
+        return SeatHistory.restored(seen)
 
 
 def observation_string(game: Game, state: Any, seat: int | None) -> str:
     """The observation string: ``seat``'s view (``None``: the spectator's) as canonical JSON."""
     return canonical(game.view(state, seat)).decode()
-
-
-def write_history_tensor(out: np.ndarray, bag: tuple[int, ...]) -> None:
-    """Fill ``out`` (length :data:`HISTORY_BUCKETS`) with the counts of ``bag``'s event buckets."""
-    out.fill(0.0)
-    if bag:
-        np.add.at(out, np.fromiter(bag, dtype=np.int64, count=len(bag)), 1.0)
 
 
 def rank_returns(game: Game, state: Any, players: int) -> list[float]:

@@ -31,7 +31,20 @@ Modelling choices, and why:
   (``state.serialize()``, ``game.deserialize_state``) and the game's string: a copy has the same
   observations, legal actions, history and continuation, the state's random generator included.
   OpenSpiel's default pickling would serialize the *game* with its random generator, which a Python
-  sampled-stochastic game cannot provide ("GetRNGState unimplemented").
+  sampled-stochastic game cannot provide ("GetRNGState unimplemented").  For the same reason
+  ``pyspiel.serialize_game_and_state`` is pointed at :func:`serialize_game_and_state` when this
+  module is imported (other games still go to OpenSpiel's own); ``pyspiel.deserialize_game_and_state``
+  reads its text unchanged.
+* **Parameters survive a reload by short name**: ``game.get_type().short_name`` is the full game
+  string when a parameter differs from its default (:meth:`TabletopGame.get_type`), so Shimmy's
+  ``OpenSpielCompatibilityV0(env=game)``, which reloads the game by that name on every reset, keeps
+  the player count and options.
+* **Speed**: a move records its events and nothing else; observations, information states and
+  their histories are computed when first asked for, per seat, and cached on the state (see
+  :mod:`research.observation`).  Python callers of ``legal_actions``, ``observation_tensor``,
+  ``information_state_tensor`` and the two strings get them straight from Python (the C++ route a
+  Python game otherwise takes costs several times the answer); C++ callers get the same values
+  through the observer.
 """
 
 from __future__ import annotations
@@ -42,11 +55,13 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import orjson
 import pyspiel
 
 from engine.core import Game
 from engine.registry import GAMES
-from research.actions import action_string, codec
+from research.actions import ActionCodec, action_string, codec
+from research.features import spec as feature_spec
 from research.observation import (
     HISTORY_BUCKETS,
     SeatHistory,
@@ -54,7 +69,6 @@ from research.observation import (
     info_tensor_size,
     rank_returns,
     tensor_size,
-    write_history_tensor,
     write_view_tensor,
 )
 
@@ -75,10 +89,11 @@ def _parameters(game: Game) -> dict[str, Any]:
     return params
 
 
-def game_type(game: Game) -> pyspiel.GameType:
-    """The OpenSpiel :class:`pyspiel.GameType` of ``game`` (see the module docstring for the choices)."""
+def game_type(game: Game, name: str | None = None) -> pyspiel.GameType:
+    """The OpenSpiel :class:`pyspiel.GameType` of ``game`` (see the module docstring for the choices);
+    ``name``: another short name than the registered one (see :meth:`TabletopGame.get_type`)."""
     return pyspiel.GameType(
-        short_name=short_name(game.id),
+        short_name=name or short_name(game.id),
         long_name=f"Tabletop {game.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
@@ -95,6 +110,46 @@ def game_type(game: Game) -> pyspiel.GameType:
     )
 
 
+class LegalIds:
+    """The ids of legal actions, through a cache keyed by each action's JSON: the codec's ``encode``
+    walks the action's fields, and the same few hundred actions come back move after move."""
+
+    __slots__ = ("codec", "known")
+
+    #: Bound on the cache (the actions of one game are finite, but never grow without a limit).
+    LIMIT = 200_000
+
+    def __init__(self, codec: ActionCodec) -> None:
+        self.codec = codec
+        self.known: dict[bytes, int] = {}
+
+    def of(self, actions: list[Any]) -> dict[int, Any]:
+        """Id -> action, for every action of ``actions`` (the first of any two with one id)."""
+        known = self.known
+        dumps = orjson.dumps
+        out: dict[int, Any] = {}
+        for action in actions:
+            key = dumps(action)
+            code = known.get(key)
+            if code is None:
+                code = self.codec.encode(action)
+                if len(known) < self.LIMIT:
+                    known[key] = code
+            out.setdefault(code, action)
+        return out
+
+
+_IDS: dict[str, LegalIds] = {}
+
+
+def legal_ids(game: Game) -> LegalIds:
+    """The (shared) :class:`LegalIds` of ``game``."""
+    found = _IDS.get(game.id)
+    if found is None:
+        found = _IDS[game.id] = LegalIds(codec(game))
+    return found
+
+
 class _Box:
     """The engine state and the seats' histories inside one OpenSpiel state.
 
@@ -103,7 +158,7 @@ class _Box:
     object graph, and shares the immutable histories.
     """
 
-    __slots__ = ("game", "history", "legal", "state", "tensors", "views")
+    __slots__ = ("actions", "game", "history", "ids", "legal", "mover", "size", "state", "tensors", "views")
 
     def __init__(
         self,
@@ -118,6 +173,11 @@ class _Box:
         self.state = state
         self.history = history
         self.legal = legal  # cached legal ids of ``state``; None until asked
+        self.actions: dict[int, Any] = {}  # legal id -> the engine's own action, with ``legal``
+        self.mover: int | None = game.to_move(state)  # OpenSpiel asks several times a step
+        # Kept here too (not only on the OpenSpiel game) because ``state.get_game()`` costs a C++ call.
+        self.ids = legal_ids(game)
+        self.size = tensor_size(game)
         # Views and view tensors of ``state`` already computed: OpenSpiel asks for the string and the
         # tensor, of the observation and of the information state, of every seat at every step.  A new
         # state gets new dicts (never cleared in place), so a clone may share them until it moves.
@@ -125,9 +185,11 @@ class _Box:
         self.tensors = {} if tensors is None else tensors
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
-        return _Box(
+        copied = _Box(
             self.game, self.game.clone(self.state), self.history, self.legal, self.views, self.tensors
         )
+        copied.actions = self.actions  # replaced, never changed in place, like ``legal``
+        return copied
 
     def view(self, seat: int | None) -> dict[str, Any]:
         found = self.views.get(seat)
@@ -142,33 +204,64 @@ class _Box:
         if found is None:
             found = np.zeros(size, np.float32)
             view = self.view(seat if private else None)
-            write_view_tensor(found, view, seat, self.game.to_move(self.state) == seat)
+            write_view_tensor(found, view, seat, self.mover == seat)
             self.tensors[key] = found
         return found
+
+    def bag(self, seat: int, private: bool) -> np.ndarray:
+        """The history bag of ``seat`` (or the public one): event counts per bucket; read-only."""
+        history = self.ready()
+        return history.seen(seat if private else history.players)[1]
+
+    def string(self, seat: int, private: bool, recall: bool) -> str:
+        """The observation string (the view), or with ``recall`` the information-state string (the
+        view and the running digest of the history)."""
+        text = canonical(self.view(seat if private else None)).decode()
+        if not recall:
+            return text
+        history = self.ready()
+        digest = history.seen(seat if private else history.players)[0]
+        return f"{text}\nhistory:{digest.hex()}"
 
     def ready(self) -> SeatHistory:
         """The seats' histories, their initial views hashed (needs the state not to have moved yet)."""
         self.history = self.history.ready(self.game, self.state)
         return self.history
 
+    def legal_ids(self) -> list[int]:
+        """Sorted legal ids of ``state``, computed once per state; each id's engine action is kept for
+        :meth:`apply` (so applying needs no decoding)."""
+        if self.legal is None:
+            self.actions = self.ids.of(self.game.legal_actions(self.state))
+            self.legal = sorted(self.actions)
+        return self.legal
+
     def apply(self, action: Any) -> None:
+        """Apply an engine action; only its events are recorded (the seats' histories are folded from
+        them when read, see :class:`SeatHistory`)."""
         history = self.ready()
         self.history = history.after(self.game.apply(self.state, action))
+        self.mover = self.game.to_move(self.state)
         self.legal = None
+        self.actions = {}
         self.views = {}
         self.tensors = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        h = self.ready()
-        return (
-            _unbox,
-            (self.game.id, self.game.encode(self.state), list(h.digests), [list(b) for b in h.bags]),
-        )
+        """The engine state's own encoding (its random generator included) and every seat's history
+        folded (bags as ``{bucket: count}``: a few dozen entries, not 512 floats)."""
+        seen = [(d, {int(i): int(b[i]) for i in np.flatnonzero(b)}) for d, b in self.ready().everyone()]
+        return (_unbox, (self.game.id, self.game.encode(self.state), seen))
 
 
-def _unbox(game_id: str, data: bytes, digests: list[bytes], bags: list[list[int]]) -> _Box:
+def _unbox(game_id: str, data: bytes, seen: list[tuple[bytes, dict[int, int]]]) -> _Box:
     game = GAMES[game_id]
-    return _Box(game, game.decode(data), SeatHistory(tuple(digests), tuple(tuple(b) for b in bags)))
+    histories = []
+    for digest, counts in seen:
+        bag = np.zeros(HISTORY_BUCKETS, np.float32)
+        bag[list(counts)] = list(counts.values())
+        histories.append((digest, bag))
+    return _Box(game, game.decode(data), SeatHistory.restored(histories))
 
 
 class TabletopGame(pyspiel.Game):
@@ -194,6 +287,9 @@ class TabletopGame(pyspiel.Game):
             max_game_length=engine_game.max_decisions(self.players),
         )
         super().__init__(game_type(engine_game), info, merged)
+        # What ``get_type`` answers: the registered type, but named by the full game string when a
+        # parameter differs from its default (Shimmy, for one, reloads a game by its short name).
+        self._type = game_type(engine_game, str(self)) if merged != defaults else super().get_type()
 
     def new_initial_state(self) -> TabletopState:
         """A fresh deal (or the fixed ``seed``'s deal).  The engine state is built on first use, so the
@@ -207,6 +303,15 @@ class TabletopGame(pyspiel.Game):
         return TabletopObserver(
             self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
         )
+
+    def get_type(self) -> pyspiel.GameType:
+        """The game's type, its ``short_name`` loadable back into this very game: the registered name
+        with default parameters, else the game string with them (``tabletop_china(...,players=4,...)``),
+        which ``pyspiel.load_game`` reads as the name and those parameters.  So tools that reload a game
+        by its short name (Shimmy's OpenSpiel environment does, on every reset) keep the parameters.
+        Only Python callers see this; OpenSpiel's C++ side keeps the registered type (so ``str(game)``
+        is unchanged)."""
+        return self._type
 
     def next_seed(self) -> int:
         return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
@@ -260,24 +365,22 @@ class TabletopState(pyspiel.State):
     # -- the pyspiel.State API -------------------------------------------------------------------
 
     def current_player(self) -> int:
-        seat = self._game.engine.to_move(self.box.state)
+        seat = (self._b or self.box).mover
         return pyspiel.PlayerId.TERMINAL if seat is None else seat
 
     def _legal_actions(self, player: int) -> list[int]:
-        box = self.box
-        if box.legal is None:
-            box.legal = self._game.codec.encode_all(self._game.engine.legal_actions(box.state))
-        return box.legal
+        return (self._b or self.box).legal_ids()
 
     def _apply_action(self, action: int) -> None:
-        box = self.box
-        box.apply(self._game.codec.decode(action))
+        box = self._b or self.box
+        found = box.actions.get(action)
+        box.apply(box.ids.codec.decode(action) if found is None else found)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return action_string(self._game.codec.decode(action))
 
     def is_terminal(self) -> bool:
-        return self._game.engine.to_move(self.box.state) is None
+        return (self._b or self.box).mover is None
 
     def returns(self) -> list[float]:
         return rank_returns(self._game.engine, self.box.state, self._game.players)
@@ -306,6 +409,43 @@ class TabletopState(pyspiel.State):
         copy's moves change the other)."""
         return self.clone()  # type: ignore[no-any-return]
 
+    # -- the same, straight from Python ----------------------------------------------------------
+    # pyspiel's own ``legal_actions``/``observation_tensor``/... go through C++, which for a Python game
+    # calls back into Python, copies the result twice and, for a tensor, builds a second observer on a
+    # fresh initial state to learn the shape: several times the cost of the answer.  Python callers get
+    # these overrides instead (the same values); C++ callers still get the protocol above.
+
+    def _seat(self, player: int | None) -> int:
+        box = self._b or self.box
+        seat = box.mover if player is None else player
+        if seat is None or not 0 <= seat < box.history.players:
+            raise pyspiel.SpielError(f"no observation for player {player!r} (to move: {seat!r})")
+        return seat
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal ids, ascending (empty for a seat not to move, or at the end)."""
+        box = self._b or self.box
+        if box.mover is None or (player is not None and player != box.mover):
+            return []
+        return list(box.legal_ids())
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        seat = self._seat(player)
+        box = self._b or self.box
+        return box.view_tensor(seat, True, box.size).tolist()  # type: ignore[no-any-return]
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        seat = self._seat(player)
+        box = self.box
+        view = box.view_tensor(seat, True, box.size).tolist()
+        return view + box.bag(seat, True).tolist()  # type: ignore[no-any-return]
+
+    def observation_string(self, player: int | None = None) -> str:
+        return self.box.string(self._seat(player), True, False)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self.box.string(self._seat(player), True, True)
+
     def __str__(self) -> str:
         """The public view and a digest of the full state: equal strings mean equal states."""
         box = self.box
@@ -319,19 +459,26 @@ class TabletopObserver:
     ``private_info`` SINGLE_PLAYER (the default) observes through the seat's view; NONE through the
     spectator's view (public information only).  ALL_PLAYERS would need the full state, which no seat
     ever sees, so it is refused.  ``perfect_recall`` adds the seat's history (the information state).
+    ``params={"observation": "features"}`` (``make_observation(game, type, params)``) puts the documented
+    feature vector of :mod:`research.features` in place of the hashed view tensor (``dict["view"]``).
     """
 
     def __init__(self, game: TabletopGame, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
-        if params:
-            raise ValueError(f"observation parameters are not supported; got {params}")
+        kind = dict(params or {}).get("observation", "hashed")
+        if set(params or {}) - {"observation"} or kind not in ("hashed", "features"):
+            raise ValueError(f"the one observation parameter is observation=hashed|features; got {params}")
+        self.features = feature_spec(game.engine.id) if kind == "features" else None
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
             raise ValueError("the games expose no all-players observation: no seat ever sees everything")
         self.game = game
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.recall = bool(iig_obs_type.perfect_recall)
-        size = info_tensor_size(game.engine) if self.recall else tensor_size(game.engine)
-        self.tensor = np.zeros(size, np.float32)
         view_len = tensor_size(game.engine)
+        size = info_tensor_size(game.engine) if self.recall else view_len
+        if self.features is not None:  # the features replace the hashed view; the history stays
+            size += self.features.size - view_len
+            view_len = self.features.size
+        self.tensor = np.zeros(size, np.float32)
         self._view = self.tensor[:view_len]
         self.dict = {"view": self._view}
         if self.recall:
@@ -340,17 +487,15 @@ class TabletopObserver:
 
     def set_from(self, state: TabletopState, player: int) -> None:
         box = state.box
-        self._view[:] = box.view_tensor(player, self.private, len(self._view))
+        if self.features is not None:
+            self.features.encode(box.view(player if self.private else None), player, self._view)
+        else:
+            self._view[:] = box.view_tensor(player, self.private, len(self._view))
         if self.recall:
-            write_history_tensor(self._hist, box.history.bags[player if self.private else -1])
+            self._hist[:] = box.bag(player, self.private)
 
     def string_from(self, state: TabletopState, player: int) -> str:
-        box = state.box
-        if not self.private:
-            public = canonical(box.view(None)).decode()
-            return f"{public}\nhistory:{box.ready().digests[-1].hex()}" if self.recall else public
-        text = canonical(box.view(player)).decode()
-        return f"{text}\nhistory:{box.ready().digests[player].hex()}" if self.recall else text
+        return state.box.string(player, self.private, self.recall)
 
 
 def _register() -> None:
@@ -373,6 +518,29 @@ def _register() -> None:
 
 _CLASSES: dict[str, type[TabletopGame]] = {}
 _register()
+
+
+#: OpenSpiel's own ``serialize_game_and_state``, for every other game.
+_SERIALIZE_GAME_AND_STATE = pyspiel.serialize_game_and_state
+
+
+def serialize_game_and_state(game: pyspiel.Game, state: pyspiel.State) -> str:
+    """OpenSpiel's game-and-state text, for our games too (``pyspiel.deserialize_game_and_state`` reads
+    it back).  OpenSpiel's C++ writer appends the game's random generator for a sampled-stochastic
+    game, which a Python game cannot give ("GetRNGState unimplemented"); ours has none to give (every
+    random draw lives in the state), so the text is exactly OpenSpiel's format without that line:
+    the game string, then ``state.serialize()``.  Any other game goes to OpenSpiel's own writer."""
+    if not isinstance(game, TabletopGame):
+        return _SERIALIZE_GAME_AND_STATE(game, state)  # type: ignore[no-any-return]
+    return (
+        "# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
+        f"[Game]\n{game}\n[State]\n{state.serialize()}\n"
+    )
+
+
+# ``pyspiel.serialize_game_and_state`` itself is the name researchers call (and the docs show): it is
+# pointed at the function above, which hands every game but ours to OpenSpiel's own.
+pyspiel.serialize_game_and_state = serialize_game_and_state
 
 
 def load(game_id: str, **params: Any) -> TabletopGame:

@@ -9,6 +9,10 @@ release, which cards to keep) go to whoever must make them.
 * **Observation space**: a ``Dict`` with ``"observation"``, the hashed encoding of the agent's view
   (:mod:`research.observation`; built from ``game.view`` only), and ``"action_mask"``, 1 for each legal
   id of the agent to move and all zeros for every other agent (the PettingZoo convention).
+  ``observation="features"`` puts the documented feature vector of :mod:`research.features` (in
+  [0, 1]) in place of the hashed one.  ``flat_observation=True`` makes the observation the ``Box``
+  itself and moves the mask to ``infos[agent]["action_mask"]``, so SuperSuit's observation wrappers
+  (``dtype_v0``, ``frame_stack_v1``; ``normalize_obs_v0`` needs the features' finite bounds) apply.
 * **Rewards**: 0 until the game ends, then rank-based and zero-sum (first +1, last -1).
 * **Truncation**: after ``max_steps`` decisions without an end every agent is truncated (reward 0).
   The default is ``game.max_decisions(players)``, the bound each game derives from its rules, which
@@ -30,6 +34,7 @@ from pettingzoo import AECEnv
 
 from engine.registry import get_game
 from research.actions import action_string, codec
+from research.features import spec
 from research.observation import (
     observation_string,
     rank_returns,
@@ -50,8 +55,14 @@ class TabletopEnv(AECEnv):
         options: dict[str, Any] | None = None,
         render_mode: str | None = None,
         max_steps: int | None = None,
+        observation: str = "hashed",
+        flat_observation: bool = False,
     ) -> None:
         super().__init__()
+        if observation not in ("hashed", "features"):
+            raise ValueError(f"observation must be 'hashed' or 'features', not {observation!r}")
+        self.features = spec(game_id) if observation == "features" else None
+        self.flat_observation = flat_observation
         self.game = get_game(game_id)
         self.players = players
         self.options = dict(options or {})
@@ -68,11 +79,14 @@ class TabletopEnv(AECEnv):
         self.possible_agents = [f"player_{s}" for s in range(players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         size = tensor_size(self.game)
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.codec.num_actions,), np.int8),
-            }
+        box = (
+            spaces.Box(-np.inf, np.inf, (size,), np.float32)
+            if self.features is None
+            else spaces.Box(0.0, 1.0, (self.features.size,), np.float32)
+        )
+        mask_space = spaces.Box(0, 1, (self.codec.num_actions,), np.int8)
+        obs_space: spaces.Space = (
+            box if flat_observation else spaces.Dict({"observation": box, "action_mask": mask_space})
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.codec.num_actions) for a in self.possible_agents}
@@ -99,6 +113,7 @@ class TabletopEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._select()
+        self._flat_masks()
 
     def _select(self) -> None:
         seat = self.game.to_move(self.state)
@@ -106,15 +121,27 @@ class TabletopEnv(AECEnv):
             self.agent_selection = self.possible_agents[seat]
             self._legal = self.codec.encode_all(self.game.legal_actions(self.state))
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
-        to_move = self.game.to_move(self.state)
-        obs = np.zeros(tensor_size(self.game), np.float32)
-        write_view_tensor(obs, self.game.view(self.state, seat), seat, to_move == seat)
+    def _mask(self, agent: str) -> np.ndarray:
         mask = np.zeros(self.codec.num_actions, np.int8)
-        if to_move == seat:
+        if self.game.to_move(self.state) == self._seat[agent]:
             mask[self._legal] = 1
-        return {"observation": obs, "action_mask": mask}
+        return mask
+
+    def _flat_masks(self) -> None:
+        """With flat observations the masks travel in ``infos`` (kept current after every step)."""
+        if self.flat_observation:
+            for a in self.agents:
+                self.infos[a]["action_mask"] = self._mask(a)
+
+    def observe(self, agent: str) -> Any:
+        seat = self._seat[agent]
+        if self.features is not None:
+            obs = self.features.encode(self.game.view(self.state, seat), seat)
+        else:
+            obs = np.zeros(tensor_size(self.game), np.float32)
+            to_move = self.game.to_move(self.state) == seat
+            write_view_tensor(obs, self.game.view(self.state, seat), seat, to_move)
+        return obs if self.flat_observation else {"observation": obs, "action_mask": self._mask(agent)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -139,6 +166,7 @@ class TabletopEnv(AECEnv):
             self.infos = {a: {"truncated_after": self.steps} for a in self.agents}
         else:
             self._select()
+        self._flat_masks()
         self._accumulate_rewards()
 
     def action_to_dict(self, action: int) -> dict[str, Any]:
@@ -159,5 +187,5 @@ class TabletopEnv(AECEnv):
 
 def env(game_id: str, players: int = 3, options: dict[str, Any] | None = None, **kwargs: Any) -> TabletopEnv:
     """A :class:`TabletopEnv` (the PettingZoo ``env()`` convention); ``kwargs``: ``render_mode``,
-    ``max_steps``."""
+    ``max_steps``, ``observation`` (``"hashed"`` or ``"features"``), ``flat_observation``."""
     return TabletopEnv(game_id, players, options, **kwargs)

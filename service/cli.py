@@ -1,5 +1,6 @@
 """The ``tabletop`` command: ``serve`` the API, run a bot ``worker``, ``sweep`` for lost bot turns once,
-play bot ``match``es over HTTP, write the OpenAPI ``spec``, or play an engine ``demo``.
+play bot ``match``es over HTTP, run your own ``bot`` (``bot run``), write the OpenAPI ``spec``, or play an
+engine ``demo``.
 
 Every command exits :data:`DONE` when it did its work, :data:`FAILED` when the work failed (the server
 or Redis refused it or could not be reached: one line on stderr says why, no traceback) and
@@ -315,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_client import tournament_cli  # issue 31: the command's code lives with the client
 
     tournament_cli.add_parser(sub)
+    from tabletop_client.runner import cli as bot_cli  # issue 44: the bot runner, with the client too
+
+    bot_cli.add_parser(sub)
     apps = sub.add_parser(
         "apps", help="register, list, rotate or revoke apps (integrations); needs TABLETOP_REDIS_URL"
     )

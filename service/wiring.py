@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.core import Game
 from engine.registry import GAMES
 from service.config import Config
 from service.domain.accounts import Accounts
+from service.domain.feeds.decisions import pending_decision
 from service.domain.matches.bots import BotQueue
 from service.domain.matches.operations import Matches
 from service.domain.matchmaking.challenges import Challenges
@@ -195,4 +197,9 @@ def delivery_webhooks(config: Config, max_connections: int) -> Webhooks:
         found = accounts.app(app)
         return found.status if found is not None else None
 
-    return Webhooks(WebhookStore(client), config, app_status=app_status)
+    matches = connect_store(config, max_connections=max_connections)
+
+    def decide(key: str, match_id: str, seat: int) -> dict[str, Any] | None:
+        return pending_decision(matches, GAMES, key, match_id, seat)
+
+    return Webhooks(WebhookStore(client), config, app_status=app_status, decide=decide)

@@ -42,6 +42,10 @@ Apps run tournaments (round robin or Swiss) of their players and the built-in bo
     done["standings"]                                   # rank, points, wins, buchholz, seats...
     app.tournament_results(cup["id"], "csv")            # one row per seat of every match
 
+A bot is a policy (``decide(view, legal_actions)``) run by :class:`tabletop_client.runner.Runner`
+(or ``tabletop bot run module:Policy``): the feed with each decision whole, a run of decisions one
+request each, matches at once, catch-up, challenges, seeks, rate limits and a clean Ctrl-C.
+
 Where things are: :mod:`tabletop_client.transport` is the one connection and :class:`ApiError`; each
 operation is written once, on :class:`Client`, in its group's module (``matches``, ``accounts``,
 ``feeds``, ``matchmaking``, ``tournaments``, ``webhooks``); :mod:`tabletop_client.holders` holds

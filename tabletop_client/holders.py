@@ -132,17 +132,23 @@ class PlayerClient(Holder):
         cursor: str | None = None,
         limit: int | None = None,
         game: str | None = None,
+        away: bool | None = None,
     ) -> Doc:
-        return self.api.my_matches(self.token, status, my_turn, cursor, limit, game=game)
+        return self.api.my_matches(self.token, status, my_turn, cursor, limit, game=game, away=away)
 
     def results(self, game: str | None = None) -> Iterator[Doc]:
         return self.api.results(self.token, game)
 
-    def feed(self, after: str = "0-0", wait: float = 0) -> Doc:
-        return self.api.feed(self.token, after, wait)
+    def feed(self, after: str = "0-0", wait: float = 0, include: str | None = None) -> Doc:
+        return self.api.feed(self.token, after, wait, include=include)
 
-    def feed_stream(self, after: str = "0-0") -> Iterator[Doc]:
-        return self.api.feed_stream(self.token, after)
+    def feed_stream(
+        self, after: str = "0-0", include: str | None = None, heartbeats: bool = False
+    ) -> Iterator[Doc]:
+        return self.api.feed_stream(self.token, after, include=include, heartbeats=heartbeats)
+
+    def return_seats(self) -> Doc:
+        return self.api.return_seats(self.token)
 
     def wait_turns(self, after: str = "0-0", wait: float = 25.0) -> Iterator[Doc]:
         """Long-poll the feed for ever, yielding each ``your_turn`` entry (a decision of yours is
@@ -299,14 +305,18 @@ class AppClient(Holder):
         cursor: str | None = None,
         limit: int | None = None,
         game: str | None = None,
+        away: bool | None = None,
     ) -> Doc:
-        return self.api.my_matches(self.key, status, my_turn, cursor, limit, player, game)
+        return self.api.my_matches(self.key, status, my_turn, cursor, limit, player, game, away)
 
     def results(self, player: str, game: str | None = None) -> Iterator[Doc]:
         return self.api.results(self.key, game, player)
 
-    def feed(self, player: str, after: str = "0-0", wait: float = 0) -> Doc:
-        return self.api.feed(self.key, after, wait, player)
+    def feed(self, player: str, after: str = "0-0", wait: float = 0, include: str | None = None) -> Doc:
+        return self.api.feed(self.key, after, wait, player, include)
+
+    def return_seats(self, player: str) -> Doc:
+        return self.api.return_seats(self.key, player)
 
     # -- matchmaking for a player, and the app's ratings: see :meth:`Client.create_seek` and after -----
 
@@ -368,8 +378,14 @@ class AppClient(Holder):
 
     # -- webhooks: see :meth:`Client.create_webhook` and the calls after it ----------------------------
 
-    def create_webhook(self, url: str, types: list[str] | None = None, description: str | None = None) -> Doc:
-        return self.api.create_webhook(self.key, url, types, description)
+    def create_webhook(
+        self,
+        url: str,
+        types: list[str] | None = None,
+        description: str | None = None,
+        include_decision: bool | None = None,
+    ) -> Doc:
+        return self.api.create_webhook(self.key, url, types, description, include_decision)
 
     def webhooks(self) -> list[Doc]:
         return self.api.webhooks(self.key)

@@ -4,6 +4,7 @@ credential (a seat token, a player token, an app key) an argument of each call."
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -94,10 +95,13 @@ class MatchCalls:
     def move(
         self, match_id: str, token: str, action: Doc, version: int, idempotency_key: str | None = None
     ) -> Doc:
-        """Submit ``action`` based on ``version`` (sent as ``If-Match``)."""
-        headers = {"If-Match": f'"{version}"'}
-        if idempotency_key is not None:
-            headers["Idempotency-Key"] = idempotency_key
+        """Submit ``action`` based on ``version`` (sent as ``If-Match``).  The answer's
+        ``next_decision`` is the same seat's next decision when it still has to act (its ``version``,
+        ``seat``, ``view`` and ``legal_actions``), else ``null``: a run of decisions costs one request
+        each.  Every move carries an ``Idempotency-Key`` (a fresh one unless given): pass the same key
+        to retry a move whose answer was lost, and the server answers it again instead of refusing the
+        retry as a stale version."""
+        headers = {"If-Match": f'"{version}"', "Idempotency-Key": idempotency_key or uuid.uuid4().hex}
         return self._http.call("POST", f"/v1/matches/{match_id}/actions", {"action": action}, token, headers)
 
     def log(self, match_id: str, token: str | None = None) -> Doc:
@@ -131,15 +135,24 @@ class MatchCalls:
     # -- hints --------------------------------------------------------------------------------------
 
     def request_hint(
-        self, match_id: str, token: str, level: str | None = None, think_ms: int | None = None
+        self,
+        match_id: str,
+        token: str,
+        level: str | None = None,
+        think_ms: int | None = None,
+        wait: float | None = None,
     ) -> Doc:
-        """Ask a bot for a move for ``token``'s pending decision; the job to poll with :meth:`job`."""
-        body = {k: v for k, v in (("level", level), ("think_ms", think_ms)) if v is not None}
+        """Ask a bot for a move for ``token``'s pending decision; the job (its ``status``; its
+        ``action`` once ``finished``).  With ``wait`` (seconds, up to 30) the answer waits for the job
+        to finish; else, or if it is still running then, follow it with :meth:`job`."""
+        asked = (("level", level), ("think_ms", think_ms), ("wait", wait))
+        body = {k: v for k, v in asked if v is not None}
         return self._http.call("POST", f"/v1/matches/{match_id}/hint", body, token)
 
-    def job(self, job_id: str, token: str) -> tuple[int, Doc]:
-        """A hint job: ``(200, job with its action)`` when done, ``(202, job)`` while it runs."""
-        return self._http.request("GET", f"/v1/jobs/{job_id}", token=token)
+    def job(self, job_id: str, token: str, wait: float | None = None) -> tuple[int, Doc]:
+        """A hint job: ``(200, job with its action)`` when done, ``(202, job)`` while it runs; with
+        ``wait`` (seconds, up to 30) the answer comes as soon as it is done, or 202 when the wait ends."""
+        return self._http.request("GET", f"/v1/jobs/{job_id}{query(wait=wait)}", token=token)
 
     def hint(
         self,
@@ -149,13 +162,24 @@ class MatchCalls:
         think_ms: int | None = None,
         timeout: float = 120.0,
     ) -> Doc:
-        """Ask for a hint and poll until the bot answers; the suggested action."""
-        job = self.request_hint(match_id, token, level, think_ms)
+        """Ask for a hint and wait for the bot's answer, the suggested action: one request when the
+        bot answers within 30 s (the server holds the answer until the job is done), then one per 30
+        s, never a poll loop.  A hint whose job failed raises :class:`RuntimeError` with its error."""
         deadline = time.monotonic() + timeout
-        while True:
-            status, job = self.job(job["id"], token)
-            if status == 200:
-                return job["action"]
-            if time.monotonic() > deadline:
+        job = self.request_hint(match_id, token, level, think_ms, wait=_hint_wait(deadline))
+        while job["status"] not in ("finished", "failed"):
+            if time.monotonic() >= deadline:
                 raise TimeoutError(f"hint {job['id']} not ready within {timeout:.0f} s")
-            time.sleep(0.05)
+            job = self.job(job["id"], token, wait=_hint_wait(deadline))[1]
+        if job["status"] == "failed":
+            raise RuntimeError(f"hint {job['id']} failed: {job.get('error')}")
+        return job["action"]
+
+
+#: The longest wait the API allows a hint or a job read (``wait``), in seconds.
+MAX_HINT_WAIT = 30.0
+
+
+def _hint_wait(deadline: float) -> float:
+    """The wait to ask for: up to the API's most, never past the caller's deadline (at least 0.1 s)."""
+    return round(min(MAX_HINT_WAIT, max(0.1, deadline - time.monotonic())), 1)

@@ -12,15 +12,24 @@ class WebhookCalls:
     _http: Transport
 
     def create_webhook(
-        self, key: str, url: str, types: list[str] | None = None, description: str | None = None
+        self,
+        key: str,
+        url: str,
+        types: list[str] | None = None,
+        description: str | None = None,
+        include_decision: bool | None = None,
     ) -> Doc:
         """Register an endpoint for the app's players' feed entries of ``types`` (every type if none);
-        the answer's ``secret`` (``whsec_…``, for ``standardwebhooks.Webhook``) is shown only here."""
+        the answer's ``secret`` (``whsec_…``, for ``standardwebhooks.Webhook``) is shown only here.
+        With ``include_decision`` its ``your_turn`` deliveries carry the decision (view and legal
+        actions), as the feed's ``include=decision`` does."""
         body: Doc = {"url": url}
         if types is not None:
             body["types"] = types
         if description is not None:
             body["description"] = description
+        if include_decision is not None:
+            body["include_decision"] = include_decision
         return self._http.call("POST", "/v1/apps/me/webhooks", body, key)
 
     def webhooks(self, key: str) -> list[Doc]:
@@ -31,8 +40,8 @@ class WebhookCalls:
         return self._http.get(f"/v1/apps/me/webhooks/{endpoint_id}", key)
 
     def update_webhook(self, key: str, endpoint_id: str, **changes: Any) -> Doc:
-        """Change ``url``, ``types``, ``description`` or ``enabled`` (``False`` pauses deliveries,
-        ``True`` resumes them, also after the server disabled the endpoint)."""
+        """Change ``url``, ``types``, ``description``, ``include_decision`` or ``enabled`` (``False``
+        pauses deliveries, ``True`` resumes them, also after the server disabled the endpoint)."""
         return self._http.call("PATCH", f"/v1/apps/me/webhooks/{endpoint_id}", changes, key)
 
     def delete_webhook(self, key: str, endpoint_id: str) -> None:

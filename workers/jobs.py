@@ -29,7 +29,7 @@ from typing import Any
 import redis
 from rq.job import Job
 
-from engine.ai import choose_action
+from engine import ai
 from engine.core import Action, Game
 from service.config import Config
 from service.domain import accounts
@@ -102,11 +102,9 @@ def app_revoked(matches: Matches, app: str | None) -> bool:
 
 
 def decide_blind(game: Game, state: Any, seat: int, level: str, think_ms: int) -> Action:
-    """The move a bot of ``level`` makes for ``seat``, computed on a world sampled from what ``seat``
-    knows: the one place a worker hands a state to a bot."""
-    rng = random.Random(secrets.randbits(64))
-    world = game.determinize(state, seat, rng)
-    return choose_action(game, world, level, rng, think_ms=think_ms)
+    """The move a bot of ``level`` makes for ``seat`` (:func:`engine.ai.decide_blind`, on a world sampled
+    from what ``seat`` knows), with a generator seeded from the operating system."""
+    return ai.decide_blind(game, state, seat, level, random.Random(secrets.randbits(64)), think_ms=think_ms)
 
 
 def _pending_bot(meta: MatchMeta | None, version: int) -> str | None:

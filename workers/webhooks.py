@@ -169,6 +169,11 @@ class Lane:
             log.warning("webhooks: could not check endpoint %s before sending (%s)", delivery.endpoint, exc)
             return
         try:
+            delivery = self.webhooks.as_sent(delivery)  # a your_turn's decision, as it stands now
+        except STORAGE_ERRORS as exc:  # not sent now; the lease puts it back to be tried again
+            log.warning("webhooks: could not build the decision of %s (%s)", delivery.id, exc)
+            return
+        try:
             headers = self.webhooks.headers(delivery, time.time())
             with gevent.Timeout(config.webhook_timeout_seconds + HARD_STOP_MARGIN):
                 reply = self.post(

@@ -3,6 +3,8 @@
 This module is the one home of the bot levels: the API validates seats against :data:`LEVELS` and the
 workers budget their thinking with :data:`DEFAULT_THINK_MS`.  ``random``; ``easy`` = greedy one-ply on
 the game's heuristic; ``normal`` and ``hard`` = ISMCTS with a think budget of about 0.5 s and 2 s.
+:func:`decide_blind` is how a bot is handed a state, by the workers and by the research baselines
+(:mod:`research.baselines`) alike.
 """
 
 from __future__ import annotations
@@ -57,3 +59,24 @@ def choose_action(
 ) -> Action:
     """:func:`decide` without the statistics."""
     return decide(game, state, level, rng, think_ms, iterations)[0]
+
+
+def decide_blind(
+    game: Game,
+    state: Any,
+    seat: int,
+    level: str,
+    rng: random.Random,
+    think_ms: float | None = None,
+    iterations: int | None = None,
+) -> Action:
+    """The move a bot of ``level`` makes for ``seat``, computed on a world sampled from what ``seat``
+    knows (``game.determinize``), never on ``state`` itself: whatever the bot does, it cannot read
+    another seat's hand or the deck order.
+
+    The one place a bot is handed a state: a worker's bot turn, hint and timeout, and an offline baseline
+    (:mod:`research.baselines`), so a baseline plays as the server's bot does.  The worker seeds ``rng``
+    from the operating system; a baseline seeds it to be reproducible.
+    """
+    world = game.determinize(state, seat, rng)
+    return choose_action(game, world, level, rng, think_ms, iterations)

@@ -376,6 +376,20 @@ class Store:
         record = replies[-1].decode() if idempotency_key is not None and replies[-1] is not None else None
         return Loaded(meta, encoded, record)
 
+    def load_many(self, match_ids: list[str]) -> list[Loaded | None]:
+        """Each match's meta and encoded state (``None``: gone), in one round trip (a feed page's
+        decisions, :mod:`service.domain.feeds.decisions`)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for mid in match_ids:
+            pipe.hgetall(_key(mid, "meta"))
+            pipe.get(_key(mid, "state"))
+        replies = pipe.execute()
+        metas, states = replies[0::2], replies[1::2]
+        return [
+            Loaded(MatchMeta.from_redis(mid, meta), state, None) if meta else None
+            for mid, meta, state in zip(match_ids, metas, states, strict=True)
+        ]
+
     def recent(self, match_id: str, version: int) -> Loaded | None:
         """The match at ``version`` as this process's last write of it left it, if that is the version
         it kept: a move the match's players ask of this process in turn needs no load.  ``None``: load

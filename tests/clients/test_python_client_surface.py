@@ -39,7 +39,8 @@ VALUES: dict[str, Any] = {
     "seek_id": "s1", "order": "given", "challenge_id": "ch1", "entrants": [{"level": "easy"}],
     "format": "csv", "tournament_id": "t9", "interval": 0.0, "progress": None, "pool": "bots",
     "url": "http://127.0.0.1:9/hook", "types": ["your_turn"], "description": "d", "endpoint_id": "e1",
-    "before": "b1", "message_id": "w1",
+    "before": "b1", "message_id": "w1", "include": "decision", "away": True, "heartbeats": True,
+    "include_decision": True,
 }  # fmt: skip
 #: What the fake server answers every request with: enough for each call to read what it reads.
 ANSWER = {"games": [], "apps": [], "tokens": [], "revoked": 1, "challenges": [], "webhooks": [], "events": [],

@@ -118,3 +118,32 @@ def test_the_apps_and_players_walkthrough_plays_through_player_tokens_and_the_fe
     entry = json.loads(sse[4].removeprefix("data: "))
     assert entry["id"] == sse[2].removeprefix("id: ") and entry["version"] == polled["version"]
     assert entry["seat"] == 1 - first and entry["to_move"] == 1 - first
+
+
+def test_the_research_example_trains_then_plays_against_easy_offline_and_over_http(api):
+    """docs/research.md's worked example (examples/research/train_reinforce.py), cut to seconds: a tiny
+    training, two offline matches against ``easy`` through ``bench.strength``, one over this server's API
+    against two ``easy`` bot seats, played on the observation rebuilt from the match document."""
+    done = subprocess.run(
+        [sys.executable, "examples/research/train_reinforce.py", "--minutes", "0.03", "--eval-matches", "2",
+         "--http", api, "--http-matches", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "episodes in 2 s against easy,random" in out
+    assert "offline: reinforce vs easy,easy in year_of_dragon (2 matches, seats rotated): first " in out
+    played = [line for line in out.splitlines() if line.startswith("  HTTP match ")]
+    assert len(played) == 1 and played[0].endswith(("place 1", "place 2", "place 3"))
+    assert "over HTTP: reinforce vs easy,easy in year_of_dragon (1 matches): first " in out
+
+
+def test_the_readmes_bot_loop_plays_a_match_through_the_runner_one_request_a_decision(api):
+    done = subprocess.run(
+        [sys.executable, "-c", block("bot-runner", "python")],
+        env={**os.environ, "API": api, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    scores, decisions, requests = done.stdout.rsplit(" ", 2)
+    assert len(json.loads(scores)) == 3 and int(decisions) > 5, done.stdout
+    assert int(requests) <= int(decisions) + 10, done.stdout  # catch-up and the stream; then a move each

@@ -12,8 +12,11 @@ from tests.docs.pages import ROOT, TEXTS
 
 #: Served outside the spec: the probes, the metrics and the web client's pages.
 UNSPECIFIED = ("/healthz", "/readyz", "/metrics", "/play")
-#: The command line's sources: its parsers are built inside ``main`` (and the tournament command's).
-CLI = (ROOT / "service" / "cli.py").read_text() + (ROOT / "tabletop_client" / "tournament_cli.py").read_text()
+#: The command line's sources: its parsers are built inside ``main`` (and the tournament and bot commands').
+CLI = "".join(
+    (ROOT / path).read_text()
+    for path in ("service/cli.py", "tabletop_client/tournament_cli.py", "tabletop_client/runner/cli.py")
+)
 
 
 def anonymous(path: str) -> str:

@@ -19,6 +19,9 @@ What is checked, along random legal playouts drawn by hypothesis:
 - replaying the action log from the seed reproduces the identical encoding;
 - ``determinize(state, seat)`` keeps everything ``seat`` can see (its view and, when it is to move, its
   legal actions) and depends on nothing else (same rng, different hidden truth -> same sample);
+- ``sample_from_view(view, seat)``, given only the JSON of the seat's view, rebuilds a state with the
+  same view for that seat, the same public (spectator) view as the true state and, when the seat is to
+  move, the same legal actions (tests/engine/test_sample_from_view.py checks the rest);
 - every event names a valid audience and survives JSON;
 - who decides next and what is pending never depend on hidden information (no revealing skips).
 
@@ -31,6 +34,7 @@ import json
 import random
 from typing import Any, ClassVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -86,6 +90,9 @@ class ContractSuite:
     option_sets: ClassVar[list[dict[str, Any]]] = [{}]
     #: Hypothesis examples per property; each example is one full game.
     examples: ClassVar[int] = 12
+    #: Whether ``sample_from_view`` rebuilds states of this game (every registered game does; a test
+    #: double whose view leaves out part of the public state cannot, and must say so).
+    rebuilds_from_view: ClassVar[bool] = True
 
     # -- hooks --------------------------------------------------------------------------------------
 
@@ -129,11 +136,12 @@ class ContractSuite:
             log.append(action)
         raise AssertionError(f"no end after {limit} decisions (the game's bound)")
 
-    def check_along_playouts(self, on_step: Any, pick_offset: int) -> None:
+    def check_along_playouts(self, on_step: Any, pick_offset: int, examples: int | None = None) -> None:
         """Run ``on_step`` before every decision of hypothesis-drawn random playouts (player count,
-        options, seed); ``pick_offset`` keeps each property's move picks apart from the others'."""
+        options, seed); ``pick_offset`` keeps each property's move picks apart from the others';
+        ``examples`` (default ``self.examples``) is the number of playouts."""
 
-        @self._settings()
+        @self._settings(examples)
         @given(st.data())
         def run(data: st.DataObject) -> None:
             players, options, seed = self._draw_game(data)
@@ -148,9 +156,9 @@ class ContractSuite:
         seed = data.draw(st.integers(0, 2**32), label="seed")
         return players, options, seed
 
-    def _settings(self):
+    def _settings(self, examples: int | None = None):
         return settings(
-            max_examples=self.examples,
+            max_examples=self.examples if examples is None else examples,
             deadline=None,
             derandomize=True,
             suppress_health_check=[HealthCheck.too_slow],
@@ -271,6 +279,33 @@ class ContractSuite:
             assert game.encode(state) == data, "view/determinize changed the state"
 
         self.check_along_playouts(on_step, pick_offset=2)
+
+    def test_sample_from_view_keeps_what_the_seat_sees(self) -> None:
+        """A state rebuilt from the JSON of a seat's view (all an HTTP client has) shows that seat the
+        same view, everybody the same public view as the true state, and offers the same legal actions
+        when the seat is to move (compared as sets: a hand's order is not part of any view)."""
+        game = self.game
+        if not self.rebuilds_from_view:
+            state = game.setup(self.player_counts[0], self.option_sets[0], seed=0)
+            with pytest.raises(NotImplementedError):
+                game.sample_from_view(game.view(state, 0), 0, random.Random(0))
+            return
+
+        def on_step(state: Any, legal: list[dict[str, Any]], step: int) -> None:
+            if step % 5:
+                return
+            mover = game.to_move(state)
+            public = game.view(state, None)
+            for seat in range(len(public["players"])):
+                view = json.loads(json.dumps(game.view(state, seat)))
+                sample = game.sample_from_view(view, seat, random.Random(step))
+                assert game.view(sample, seat) == view, f"the sample changed what seat {seat} sees"
+                assert game.view(sample, None) == public, f"the sample for seat {seat} changed a public fact"
+                if seat == mover:
+                    assert sorted(map(canon, game.legal_actions(sample))) == sorted(map(canon, legal))
+
+        # a third of the playouts: tests/engine/test_sample_from_view.py checks more states per game
+        self.check_along_playouts(on_step, pick_offset=5, examples=max(2, self.examples // 3))
 
     def test_flow_does_not_depend_on_hidden_information(self) -> None:
         """Who decides next and what is pending are public, so they must follow from public facts:

@@ -113,16 +113,16 @@ def test_a_hint_for_a_version_that_moved_on_is_409(table, work):
 
 
 def test_a_failed_hint_is_reported_as_failed_and_asking_again_starts_over(table, work, monkeypatch):
-    from workers import jobs
+    from engine import ai
 
-    real = jobs.choose_action
-    monkeypatch.setattr(jobs, "choose_action", lambda *a, **k: 1 / 0)
+    real = ai.choose_action
+    monkeypatch.setattr(ai, "choose_action", lambda *a, **k: 1 / 0)
     first = ask(table, level="easy")
     work()
     resp = table.client.get(first.headers["Location"], headers=bearer(table.tokens[0]))
     assert resp.status_code == 200 and resp.json["status"] == "failed" and resp.json["action"] is None
     assert "ask again" in resp.json["error"]
-    monkeypatch.setattr(jobs, "choose_action", real)
+    monkeypatch.setattr(ai, "choose_action", real)
     again = ask(table, level="easy")
     assert again.json["id"] != first.json["id"] and again.json["status"] == "queued"
     work()

@@ -16,6 +16,7 @@ from rq import Queue
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 
+from engine import ai
 from engine.ai import DEFAULT_THINK_MS
 from service.domain.identity import SEAT, Caller
 from service.domain.matches.bots import ANONYMOUS, QUICK_QUEUE, THINK_QUEUE, bot_job_id, queue_name
@@ -124,7 +125,7 @@ def test_the_bot_is_given_a_determinized_world_never_the_stored_state(matches, m
         return game.legal_actions(state)[0]
 
     monkeypatch.setattr(HIGH_CARD, "determinize", determinize)
-    monkeypatch.setattr(jobs, "choose_action", spy)
+    monkeypatch.setattr(ai, "choose_action", spy)
     doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}])
     assert jobs.take_turn(matches, doc["id"], 0) == jobs.MOVED
     assert len(seen) == 1 and made == [(0, seen[0])]
@@ -134,7 +135,7 @@ def test_a_failing_bot_is_retried_then_plays_a_random_move(matches, work, monkey
     """Every attempt of the bot raises: RQ retries (twice here), then the failure callback plays a
     random legal move, so the match goes on; the failed job stays in RQ's failed registry."""
     calls: list[str] = []
-    real = jobs.choose_action
+    real = ai.choose_action
 
     def flaky(game, state, level, rng, think_ms=None, iterations=None):
         calls.append(level)
@@ -142,7 +143,7 @@ def test_a_failing_bot_is_retried_then_plays_a_random_move(matches, work, monkey
             raise RuntimeError("bot crashed")
         return real(game, state, level, rng, think_ms, iterations)
 
-    monkeypatch.setattr(jobs, "choose_action", flaky)
+    monkeypatch.setattr(ai, "choose_action", flaky)
     doc = create(matches, [{"name": "b", **BOT}, {"name": "h"}], swaps=False)  # R1: one move per turn
     work()
     assert calls == ["easy", "easy", "easy", "random"]
@@ -293,7 +294,7 @@ def test_a_quick_bot_hands_a_thinking_bots_turn_to_the_thinking_lane(matches, mo
 def test_a_failure_after_the_first_decision_leaves_the_turn_to_a_job_of_its_own(matches, work, monkeypatch):
     """The chain's committed decisions stand; the failing turn gets a job with its own retries."""
     sliced(matches, monkeypatch, 10.0)
-    real = jobs.choose_action
+    real = ai.choose_action
     calls = []
 
     def third_fails(game, state, level, rng, think_ms=None, iterations=None):
@@ -302,7 +303,7 @@ def test_a_failure_after_the_first_decision_leaves_the_turn_to_a_job_of_its_own(
             raise RuntimeError("bot crashed")
         return real(game, state, level, rng, think_ms, iterations)
 
-    monkeypatch.setattr(jobs, "choose_action", third_fails)
+    monkeypatch.setattr(ai, "choose_action", third_fails)
     seen = ran_jobs(monkeypatch)
     doc = create(matches, [{"name": f"b{i}", **BOT} for i in range(2)])
     work()

@@ -14,6 +14,7 @@ import pytest
 from rq import Queue
 from rq.job import Job, JobStatus
 
+from engine import ai
 from service.domain.matches.bots import (
     ANONYMOUS,
     QUICK_QUEUE,
@@ -160,7 +161,7 @@ def test_a_move_checked_just_before_its_deadline_loses_to_a_timeout_committed_fi
 
 def test_a_failing_timeout_is_retried_then_played_by_a_random_bot(matches, work, monkeypatch):
     calls: list[str] = []
-    real = jobs.choose_action
+    real = ai.choose_action
 
     def flaky(game, state, level, rng, think_ms=None, iterations=None):
         calls.append(level)
@@ -168,7 +169,7 @@ def test_a_failing_timeout_is_retried_then_played_by_a_random_bot(matches, work,
             raise RuntimeError("bot crashed")
         return real(game, state, level, rng, think_ms, iterations)
 
-    monkeypatch.setattr(jobs, "choose_action", flaky)
+    monkeypatch.setattr(ai, "choose_action", flaky)
     doc = clocked(matches, 30, "easy", ago=31)
     assert jobs.hand_over(matches, doc["id"]) == jobs.HANDED_OVER  # the keeper's attempt failed
     work()

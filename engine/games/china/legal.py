@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.core import Action
+from engine.core import Action, ActionTable
 
 from .components import (
     COLOURS,
@@ -38,19 +38,33 @@ SPACE_COLOURS: tuple[tuple[int, ...], ...] = tuple(
 )
 _PROVINCE_RANGE = range(len(PROVINCES))
 _COLOUR_RANGE = range(len(COLOURS))
-#: Non-border house spaces grouped by the colour paying for them: (space, id, province mask).
-_PLAIN_SPACES_BY_COLOUR: tuple[tuple[tuple[int, str, int], ...], ...] = tuple(
-    tuple((s, SPACES[s], SPACE_MASK[s]) for s in range(len(SPACES)) if SPACE_COLOURS[s] == (c,))
+
+
+def _placing(piece: str, target: str) -> ActionTable[str]:
+    """The place actions of one piece on one target, by payment name: prebuilt action objects
+    (engine.core.ActionTable), since placements list dozens at every decision."""
+    return ActionTable(lambda pay: {"type": "place", "piece": piece, "target": target, "pay": pay})
+
+
+_HOUSE = tuple(_placing("house", target) for target in SPACES)
+#: Non-border house spaces grouped by the colour paying for them: (space, its house actions,
+#: province mask).
+_PLAIN_SPACES_BY_COLOUR: tuple[tuple[tuple[int, ActionTable[str], int], ...], ...] = tuple(
+    tuple((s, _HOUSE[s], SPACE_MASK[s]) for s in range(len(SPACES)) if SPACE_COLOURS[s] == (c,))
     for c in _COLOUR_RANGE
 )
-#: Border spaces: (space, id, province mask, colour of each province) (R13, R27).
-_BORDER_SPACES: tuple[tuple[int, str, int, int, int], ...] = tuple(
-    (s, SPACES[s], SPACE_MASK[s], SPACE_COLOURS[s][0], SPACE_COLOURS[s][1])
+#: Border spaces: (space, its house actions, province mask, colour of each province) (R13, R27).
+_BORDER_SPACES: tuple[tuple[int, ActionTable[str], int, int, int], ...] = tuple(
+    (s, _HOUSE[s], SPACE_MASK[s], SPACE_COLOURS[s][0], SPACE_COLOURS[s][1])
     for s in range(len(SPACES))
     if IS_BORDER[s]
 )
-#: Dragon seals: (province, id, province bit, colour) (R33).
-_SEALS = tuple((p, PROVINCES[p], 1 << p, PROVINCE_COLOUR[p]) for p in _PROVINCE_RANGE)
+#: Dragon seals: (province, its emissary actions, province bit, colour) (R33).
+_SEALS = tuple((p, _placing("emissary", PROVINCES[p]), 1 << p, PROVINCE_COLOUR[p]) for p in _PROVINCE_RANGE)
+_SWAP = tuple({"type": "swap", "discard": colour} for colour in COLOURS)
+_FINISH: Action = {"type": "finish"}
+_DRAW_DECK: Action = {"type": "draw_deck"}
+_DRAW_DISPLAY: ActionTable[int] = ActionTable(lambda slot: {"type": "draw_display", "slot": slot})
 
 
 def legal_actions(st: State) -> list[Action]:
@@ -64,20 +78,22 @@ def _turn_start(st: State) -> list[Action]:
     seat = st.seat
     hand = st.hands[seat]
     if any(hand) and st.can_draw():  # R49
-        out += [{"type": "swap", "discard": COLOURS[c]} for c in _COLOUR_RANGE if hand[c]]
+        out += [_SWAP[c] for c in _COLOUR_RANGE if hand[c]]
     if st.fortifications and st.fort[seat] == UNUSED:
         out += _fortifications(st)
     return out
 
 
 def _second_piece(st: State) -> list[Action]:
-    return [*placements(st), {"type": "finish"}]
+    out = placements(st)
+    out.append(_FINISH)
+    return out
 
 
 def _draws(st: State) -> list[Action]:
     """One draw: the top of the pile or any face-up card (R45, R46, R49)."""
-    out: list[Action] = [{"type": "draw_deck"}] if st.deck else []
-    out += [{"type": "draw_display", "slot": i} for i, card in enumerate(st.display) if card >= 0]
+    out: list[Action] = [_DRAW_DECK] if st.deck else []
+    out += [_DRAW_DISPLAY[i] for i, card in enumerate(st.display) if card >= 0]
     return out
 
 
@@ -109,23 +125,23 @@ def placements(st: State) -> list[Action]:
         for colour, spaces in enumerate(_PLAIN_SPACES_BY_COLOUR):
             opts = pays[colour]
             if opts:
-                for s, target, mask in spaces:
+                for s, house, mask in spaces:
                     if owner[s] == FREE and mask & common and not mask & blocked:
                         for pay in opts:
-                            add({"type": "place", "piece": "house", "target": target, "pay": pay})
+                            add(house[pay])
         if budget >= 2:
-            for s, target, mask, a, b in _BORDER_SPACES:
+            for s, house, mask, a, b in _BORDER_SPACES:
                 if owner[s] == FREE and mask & common and not mask & blocked:
                     for pay in border_payments(hand, a, b, budget):
-                        add({"type": "place", "piece": "house", "target": target, "pay": pay})
+                        add(house[pay])
     if emissaries_left:  # R33, R34, R39
         houses, seals = st.houses, st.seals
-        for p, target, bit, colour in _SEALS:
+        for p, emissary, bit, colour in _SEALS:
             opts = pays[colour]
             # State.seal_limit inlined: this loop runs at every decision
             if opts and bit & common and not bit & blocked and sum(seals[p]) < max(houses[p]):
                 for pay in opts:
-                    add({"type": "place", "piece": "emissary", "target": target, "pay": pay})
+                    add(emissary[pay])
     return out
 
 

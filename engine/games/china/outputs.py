@@ -55,6 +55,16 @@ PENDING = named(
             "draws_left": {**INT, "description": "draw decisions only"},
             "pieces_left": {**INT, "description": "turn and place decisions only"},
             "cards_left": {**INT, "description": "turn and place decisions only"},
+            "provinces": {
+                **array_of(PROVINCE),
+                "description": "place decisions only: the first piece's provinces, one of which the second "
+                "must share (R30)",
+            },
+            "blocked": {
+                **array_of(PROVINCE),
+                "description": "place decisions only: provinces empty at turn start that took the first "
+                "piece, closed to the second (R31)",
+            },
         },
         seat=SEAT,
         decision={"type": "string", "enum": ["turn", "place", "draw"]},

@@ -14,7 +14,7 @@ from engine.core import Rng
 
 from .components import COLOURS, PIECE_COLOURS, PROVINCES, SPACES
 from .legal import MAX_CARDS, MAX_PIECES
-from .state import DRAW, FREE, OVER, PHASE_RULES, UNUSED, State, card_list
+from .state import DRAW, FREE, OVER, PHASE_RULES, PLACE, UNUSED, State, card_list
 
 
 def _cards(counts: list[int]) -> list[str]:
@@ -75,6 +75,10 @@ def _pending(st: State) -> dict[str, Any] | None:
     else:
         pending["pieces_left"] = MAX_PIECES - st.t_pieces
         pending["cards_left"] = MAX_CARDS - st.t_cards
+    if st.phase == PLACE:  # where the first piece went limits the second (R30, R31): public, and a
+        # client rebuilding the state (sampling.py) needs it
+        pending["provinces"] = [PROVINCES[p] for p in range(len(PROVINCES)) if st.t_common >> p & 1]
+        pending["blocked"] = [PROVINCES[p] for p in range(len(PROVINCES)) if st.t_blocked >> p & 1]
     return pending
 
 

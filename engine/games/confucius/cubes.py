@@ -5,6 +5,8 @@ Petition action types are ``petition_<id>``; they all share the Petition space (
 
 from __future__ import annotations
 
+from functools import cache
+
 from .components import ACTION_SPACES, CUBE_RULE, PETITION_OF_GIFT, SPACE_OF
 from .state import ACTION, State
 
@@ -48,16 +50,23 @@ def cube_cost(state: State, p: int, space: int) -> int:
     return 2 if state.placed[p * SPACE_COUNT + space] else 1
 
 
-def affordable(state: State, p: int) -> list[bool] | tuple[bool, ...]:
+def affordable(state: State, p: int) -> tuple[bool, ...]:
     """R35: per action space, whether ``p`` can pay its cubes now (always, for free actions)."""
     cubes = state.cubes[p]
     if state.mode != ACTION or cubes >= _MAX_COST:
         return _ALL_AFFORDABLE
-    placed, base = state.placed, p * SPACE_COUNT
-    return [
-        (fixed if fixed is not None else 2 if placed[base + space] else 1) <= cubes
+    base = p * SPACE_COUNT
+    return _affordable(cubes, tuple(state.placed[base : base + SPACE_COUNT]))
+
+
+@cache
+def _affordable(cubes: int, placed: tuple[int, ...]) -> tuple[bool, ...]:
+    """:func:`affordable` of a seat with ``cubes`` left and ``placed`` cubes on each space: a table,
+    because the bots ask it for every Actions Phase decision of a seat short of cubes."""
+    return tuple(
+        (fixed if fixed is not None else 2 if placed[space] else 1) <= cubes
         for space, fixed in enumerate(FIXED_CUBES)
-    ]
+    )
 
 
 def take_cubes(state: State, p: int, kind: str) -> None:

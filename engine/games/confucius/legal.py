@@ -1,11 +1,14 @@
-"""Legal actions of every pending decision, as literal dicts.
+"""Legal actions of every pending decision, as small dicts.
 
 This is the bots' inner loop, so each generator reads the state once into locals and appends
-ready-made dicts; the checks are exactly the preconditions of the rules cited beside them, and
-``apply`` (engine.core.GameBase) accepts an action only if it is in this list.
+ready-made dicts (the frequent ones prebuilt once, below ``box_actions``); the checks are exactly the
+preconditions of the rules cited beside them, and ``apply`` (engine.core.GameBase) accepts an action
+only if it is in this list.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 from engine.core import Action
 
@@ -21,6 +24,7 @@ from .components import (
     JUNK_PRICE,
     JUNKS_PER_VOYAGE,
     MAX_JUNKS_PER_BUY,
+    MAX_PLAYERS,
     MINISTRIES,
     NOMINATE_COST,
     RECRUIT_LICENCES,
@@ -76,8 +80,6 @@ from .state import (
 from .voyages import unreached
 
 ALL_ALLOWED = (True,) * len(MINISTRIES)
-#: (index, space number) of the official spaces of each ministry.
-NUMBERED = tuple(tuple((i, i % SPACES + 1) for i in spaces) for spaces in SPACES_OF)
 
 
 def legal_actions(state: State) -> list[Action]:
@@ -99,7 +101,12 @@ def _turn(state: State, p: int) -> list[Action]:
 
 
 def box_actions(state: State, p: int) -> list[Action]:
-    """D2 / D8 / D10: every Actions Box action open to ``p`` (cube costs per ``state.mode``)."""
+    """D2 / D8 / D10: every Actions Box action open to ``p`` (cube costs per ``state.mode``).
+
+    The hottest generator of the game: the action objects are prebuilt (:data:`_BRIBE` and its
+    neighbours; legal actions are shared and never mutated, engine.core.GameBase), and the officials
+    ``p`` holds are found with ``list.index`` rather than by walking all 21 spaces.
+    """
     n, hands, resolved, tile, owner, secured = (
         state.n,
         state.hands,
@@ -108,87 +115,149 @@ def box_actions(state: State, p: int) -> list[Action]:
         state.owner,
         state.secured,
     )
-    coins, lic = cards.coins(hands, p), cards.licences(hands, p)
+    coins = cards.coins(hands, p)
     afford = affordable(state, p)
     hubu = 1 if has_marker(state, HUBU, p) else 0  # R43
-    others = [r for r in range(n) if r != p]
     out: list[Action] = []
-    unresolved = [m for m in range(len(MINISTRIES)) if not resolved[m]]
     if afford[BRIBE]:
-        allowed = bribe_allowed(state, p, influence_table(state)) if any(state.given[p::n]) else ALL_ALLOWED
-        for m in unresolved:
-            name = MINISTRIES[m]
-            for i, space in NUMBERED[m]:
+        # R65 asks for the influence table; built only once an official could be bribed at all
+        allowed: list[bool] | tuple[bool, ...] | None = None if any(state.given[p::n]) else ALL_ALLOWED
+        limit = coins + hubu
+        for m, spaces in enumerate(SPACES_OF):
+            if resolved[m]:
+                continue
+            for i in spaces:
                 t = tile[i]
-                if t > 0 and t - hubu <= coins:
+                if 0 < t <= limit:
                     o = owner[i]
                     if o < 0:
+                        if allowed is None:
+                            allowed = bribe_allowed(state, p, influence_table(state))
                         if allowed[m]:  # R40, R65
-                            out.append({"type": "bribe_official", "ministry": name, "space": space})
+                            out.append(_BRIBE[i])
                     elif o == p and not secured[i]:  # R41
-                        out.append({"type": "secure_official", "ministry": name, "space": space})
+                        out.append(_SECURE[i])
     if state.round > 1:  # R44, R45: not in round 1
         if coins >= NOMINATE_COST and afford[NOMINATE] and p not in state.students:
-            for s, name in enumerate(exam.STUDENTS):
-                if state.students[s] < 0:
-                    out.append({"type": "nominate_student", "student": name})
+            for s, o in enumerate(state.students):
+                if o < 0:
+                    out.append(_NOMINATE[s])
         if coins >= FORCE_COST and afford[FORCE]:
-            out.append({"type": "force_examination"})
+            out.append(_FORCE)
     if afford[JUNKS]:
         gongbu = 1 if has_marker(state, GONGBU, p) else 0
         for count in range(1, min(MAX_JUNKS_PER_BUY, state.supply) + 1):  # R46, R48
             if JUNK_PRICE[count][gongbu] > coins:
                 break
-            out.append({"type": "buy_junks", "count": count})
+            out.append(_BUY_JUNKS[count])
         left = len(DISTANT_LANDS) - state.reached[p].bit_count()
         if left:  # R47: each voyage needs a land not reached before
             ocean = state.ocean[p]
-            for count in range(1, min(state.shipyard[p], lic) + 1):
+            for count in range(1, min(state.shipyard[p], cards.licences(hands, p)) + 1):
                 if (ocean + count) // JUNKS_PER_VOYAGE > left:
                     break
                 out.append({"type": "start_voyage", "count": count})
     if afford[ARMY]:
-        if state.stock[p] and lic >= RECRUIT_LICENCES[1 if has_marker(state, BINGBU, p) else 0]:  # R49
-            out.append({"type": "recruit_army"})
+        licences_needed = RECRUIT_LICENCES[1 if has_marker(state, BINGBU, p) else 0]
+        if state.stock[p] and cards.licences(hands, p) >= licences_needed:  # R49
+            out.append(_RECRUIT)
         if state.colonies[p]:  # R50
             for pos, land in enumerate(state.foreign):
                 if state.land_state[pos] == OPEN and INVASION_COST[land] <= coins:
                     for box, o in enumerate(state.boxes[pos]):
                         if o < 0:
                             out.append({"type": "invade_foreign_land", "position": pos + 1, "box": box})
-    gifts = state.gift[p * GIFTS : (p + 1) * GIFTS]
+    g = p * GIFTS
+    gifts = state.gift[g : g + GIFTS]
     if afford[BUY_GIFT]:  # R51
         for v in GIFT_VALUES:
             if gifts[v - 1] == NOT_AVAILABLE and GIFT_PRICE[v - 1] <= coins:
-                out.append({"type": "buy_gift", "value": v})
-    if afford[GIVE_GIFT]:  # R52, R64: not below a gift held from the recipient
+                out.append(_BUY_GIFT[v])
+    if afford[GIVE_GIFT] and AVAILABLE in gifts:  # R52, R64: not below a gift held from the recipient
         given = state.given
         for v in GIFT_VALUES:
             if gifts[v - 1] == AVAILABLE:
-                for r in others:
-                    if given[r * n + p] <= v:
-                        out.append({"type": "give_gift", "value": v, "recipient": r})
-    transferred = state.transferred
-    for m in unresolved:  # R62: costs no cube; R62a: each official once per round
-        name = MINISTRIES[m]
-        for i, space in NUMBERED[m]:
-            if owner[i] == p and not transferred >> i & 1:
-                out += [
-                    {"type": "transfer_influence", "ministry": name, "space": space, "recipient": r}
-                    for r in others
-                ]
+                gift_to = _GIVE_GIFT[v]
+                for r in range(n):
+                    if r != p and given[r * n + p] <= v:
+                        out.append(gift_to[r])
+    if p in owner:  # R62: costs no cube; R62a: each official once per round
+        transferred, to_others = state.transferred, _transfers(n, p)
+        i = -1
+        try:
+            while True:
+                i = owner.index(p, i + 1)
+                if not resolved[i // SPACES] and not transferred >> i & 1:
+                    out += to_others[i]
+        except ValueError:
+            pass
     if state.advanced and afford[PETITION]:  # R56
+        unresolved = [m for m in range(len(MINISTRIES)) if not resolved[m]]
         for v in GIFT_VALUES:
             if gifts[v - 1] == AVAILABLE and v in PETITION_TYPES:
                 _PETITIONS[v](state, p, unresolved, out)
     if not state.commercial[p] and afford[COMMERCIAL]:  # R54: once per round
-        for x, y, z in cards.commercial_sets(hands, p, COMMERCIAL_MAX_COINS):
-            out.append({"type": "commercial_income", "c1": x, "c2": y, "c3": z})
+        h = 3 * p
+        out += _commercial(hands[h], hands[h + 1], hands[h + 2])
     if afford[TAX]:  # R55
-        out.append({"type": "tax_income"})
+        out.append(_TAX)
     if afford[NOTHING]:  # R60
-        out.append({"type": "no_action"})
+        out.append(_NO_ACTION)
     return out
+
+
+# -- prebuilt action objects of box_actions ---------------------------------------------------------
+
+#: The Bribe Official and Secure Official action of each official space (index as ``state.tile``).
+_BRIBE = tuple(
+    {"type": "bribe_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
+    for i in range(len(MINISTRIES) * SPACES)
+)
+_SECURE = tuple(
+    {"type": "secure_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
+    for i in range(len(MINISTRIES) * SPACES)
+)
+_NOMINATE = tuple({"type": "nominate_student", "student": name} for name in exam.STUDENTS)
+_FORCE: Action = {"type": "force_examination"}
+_BUY_JUNKS = tuple({"type": "buy_junks", "count": count} for count in range(MAX_JUNKS_PER_BUY + 1))
+_RECRUIT: Action = {"type": "recruit_army"}
+_BUY_GIFT = {v: {"type": "buy_gift", "value": v} for v in GIFT_VALUES}
+_TAX: Action = {"type": "tax_income"}
+_NO_ACTION: Action = {"type": "no_action"}
+
+
+#: ``_GIVE_GIFT[value][recipient]``.
+_GIVE_GIFT = {
+    v: tuple({"type": "give_gift", "value": v, "recipient": r} for r in range(MAX_PLAYERS))
+    for v in GIFT_VALUES
+}
+
+
+@cache
+def _transfers(n: int, p: int) -> tuple[list[Action], ...]:
+    """Per official space, the Transfer Influence actions of ``p`` to each other seat (R62)."""
+    return tuple(
+        [
+            {
+                "type": "transfer_influence",
+                "ministry": MINISTRIES[i // SPACES],
+                "space": i % SPACES + 1,
+                "recipient": r,
+            }
+            for r in range(n)
+            if r != p
+        ]
+        for i in range(len(MINISTRIES) * SPACES)
+    )
+
+
+@cache
+def _commercial(c1: int, c2: int, c3: int) -> list[Action]:
+    """The Commercial Income actions of a hand of these card counts (R54)."""
+    return [
+        {"type": "commercial_income", "c1": x, "c2": y, "c3": z}
+        for x, y, z in cards.commercial_sets([c1, c2, c3], 0, COMMERCIAL_MAX_COINS)
+    ]
 
 
 # -- petitions (R57, R58): their targets ------------------------------------------------------------
@@ -332,10 +401,16 @@ def _bribery_targets(state: State, p: int, card: int, out: list[Action]) -> None
 
 
 def _pay(state: State, p: int) -> list[Action]:
-    ctx = state.ctx
+    ctx, hands, h = state.ctx, state.hands, 3 * p
+    return _payments(hands[h], hands[h + 1], hands[h + 2], ctx["price"], ctx["currency"])[:]
+
+
+@cache
+def _payments(c1: int, c2: int, c3: int, price: int, currency: int) -> list[Action]:
+    """The Pay actions of a hand of these card counts for ``price`` in ``currency`` (R37); callers copy."""
     return [
         {"type": "pay", "c1": x, "c2": y, "c3": z}
-        for x, y, z in cards.payments(state.hands, p, ctx["price"], ctx["currency"])
+        for x, y, z in cards.payments([c1, c2, c3], 0, price, currency)
     ]
 
 

@@ -130,6 +130,10 @@ PENDING = named(
             "still_to_tutor": array_of(SEAT),
             "candidate": CANDIDATE,
             "keep": {**INT, "description": "keep-cards decisions: the hand limit (R98)"},
+            "final_resolution": {
+                **BOOL,
+                "description": "give-influence decisions: a final resolution at the game's end (R101)",
+            },
         },
         seat=SEAT,
         decision={"type": "string", "enum": [p for p in PHASE_NAMES if p != "over"]},
@@ -222,7 +226,15 @@ VIEW: dict[str, Any] = {
         deck={**INT, "description": "cards in the deck"},
         discard_pile=CARDS,
         official_stack=INT,
+        official_stack_costs={
+            **array_of(INT),
+            "description": "the costs of the face-down officials, sorted: their order is hidden (R15)",
+        },
         reward_stack=INT,
+        reward_cards_played={
+            **array_of({"type": "string", "enum": list(REWARDS)}),
+            "description": "reward cards played, out of the game (R69)",
+        },
         resolving=nullable(MINISTRY),
         result=nullable(RESULT),
     ),

@@ -236,11 +236,56 @@ class State:
     _legal: list[Action] | None
 
     def clone(self) -> State:
+        """Every field of ``_SCALARS`` and ``_LISTS`` (the lists copied) written out: a loop over the
+        names with ``getattr``/``setattr`` costs twice as much, and search clones at every node."""
         new = State.__new__(State)
-        for name in _SCALARS:
-            setattr(new, name, getattr(self, name))
-        for name in _LISTS:
-            setattr(new, name, getattr(self, name)[:])
+        new.n = self.n
+        new.advanced = self.advanced
+        new.admiral_variant = self.admiral_variant
+        new.round = self.round
+        new.wall = self.wall
+        new.phase = self.phase
+        new.seat = self.seat
+        new.mode = self.mode
+        new.turn = self.turn
+        new.cm = self.cm
+        new.candidate = self.candidate
+        new.forced = self.forced
+        new.insulted = self.insulted
+        new.supply = self.supply
+        new.res_m = self.res_m
+        new.court = self.court
+        new.tile = self.tile[:]
+        new.owner = self.owner[:]
+        new.secured = self.secured[:]
+        new.resolved = self.resolved[:]
+        new.minister = self.minister[:]
+        new.secretary = self.secretary[:]
+        new.chits = self.chits[:]
+        new.stack = self.stack[:]
+        new.candidates = self.candidates[:]
+        new.students = self.students[:]
+        new.hands = self.hands[:]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.held = self.held[:]
+        new.tutor = self.tutor[:]
+        new.reward_deck = self.reward_deck[:]
+        new.gift = self.gift[:]
+        new.given = self.given[:]
+        new.score = self.score[:]
+        new.cubes = self.cubes[:]
+        new.placed = self.placed[:]
+        new.commercial = self.commercial[:]
+        new.passed = self.passed[:]
+        new.stock = self.stock[:]
+        new.colonies = self.colonies[:]
+        new.foreign = self.foreign[:]
+        new.land_state = self.land_state[:]
+        new.shipyard = self.shipyard[:]
+        new.ocean = self.ocean[:]
+        new.reached = self.reached[:]
+        new.land_chit = self.land_chit[:]
         new.rng = self.rng.copy()
         new.transferred = self.transferred
         new.boxes = [b[:] for b in self.boxes]

@@ -26,10 +26,12 @@ from .components import (
     INVASION_COST,
     MINISTRIES,
     REWARD_BOX,
+    REWARD_COUNTS,
     REWARDS,
 )
 from .cubes import SPACE_COUNT
 from .exam import STUDENTS, allowed_students
+from .flow import STAGE_NAMES
 from .gifts import GIFTS
 from .ministries import SPACES_OF
 from .state import (
@@ -44,6 +46,9 @@ from .state import (
     TUTOR,
     State,
 )
+
+#: The step of the End of Round that runs the final resolutions (R101; flow.STAGES).
+FINAL_STEP = STAGE_NAMES.index("round_end")
 
 
 def _player(state: State, p: int, seat: int | None) -> dict[str, Any]:
@@ -116,6 +121,9 @@ def _pending(state: State) -> dict[str, Any] | None:
         doc["voyages"] = ctx["voyages"]
     if "receivers" in ctx:
         doc.update(ministry=MINISTRIES[state.res_m], receivers=ctx["receivers"])
+        # R101: the final resolutions at the game's end, not the Court Phase's (R90); the step the
+        # round resumes at afterwards, which a client rebuilding the state (sampling.py) needs
+        doc["final_resolution"] = state.court == FINAL_STEP
     if phase == TUTOR:  # R83, R84: the student(s) the seat may tutor, and who tutors after it
         chosen = state.tutor[4 * state.seat]
         allowed = [chosen] if chosen >= 0 else allowed_students(state, state.seat)
@@ -188,10 +196,26 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "deck": len(state.deck),
         "discard_pile": card_fields(state.discard),
         "official_stack": len(state.stack),
+        # R15, R88: which officials are still face down is public (the others lie face up or left
+        # the game when replaced); only their order is hidden
+        "official_stack_costs": sorted(state.stack),
         "reward_stack": len(state.reward_deck),
+        # R69: a played reward card leaves the game in view of all
+        "reward_cards_played": _rewards_played(state),
         "resolving": MINISTRIES[state.res_m] if state.res_m >= 0 else None,
         "result": state.outcome,
     }
+
+
+def _rewards_played(state: State) -> list[str]:
+    """The reward cards played so far (R69): every card less those in the stack and in hands."""
+    left = list(REWARD_COUNTS)
+    for card in state.reward_deck:
+        left[card] -= 1
+    for hand in state.rewards:
+        for card in hand:
+            left[card] -= 1
+    return [REWARDS[k] for k, count in enumerate(left) for _ in range(count)]
 
 
 def determinize(state: State, seat: int, rng: random.Random) -> State:

@@ -86,6 +86,14 @@ PENDING = named(
             "left": {**INT, "description": "palaces to place, or cards to take"},
             "crown": {**BOOL, "description": "whether a crowned palace follows (R37)"},
             "cities": {**array_of(CITY), "description": "the cities the palace may go to (R36, R37)"},
+            "placed": {
+                **BOOL,
+                "description": "palace decisions: a palace was placed in this withdrawal (R44)",
+            },
+            "bonus_taken": {
+                **array_of(BONUS_TILE),
+                "description": "palace decisions: bonus tiles this withdrawal took, scored at its end (R42)",
+            },
         },
         seat=SEAT,
         decision={"type": "string", "enum": ["play_or_withdraw", "palace", "crown", "take"]},

@@ -93,6 +93,10 @@ def _pending(s: State) -> dict[str, Any] | None:
             "left": s.to_place,
             "crown": s.crown_pending,
             "cities": [s.comp.city_ids[c] for c in cities],
+            # what this withdrawal already did, scored at its end (R42-R44): public, and a client
+            # rebuilding the state from its view (sampling.py) needs it
+            "placed": s.placed,
+            "bonus_taken": [s.comp.bonus_json(b) for b in s.bonus_taken],
         }
     if s.phase == TAKE:
         return {**base, "decision": "take", "rule": PHASE_RULES[TAKE], "left": s.to_take}

@@ -1,32 +1,33 @@
 """The legal actions of each pending decision (RULES section 15), as small JSON objects.
 
 One function per decision phase, indexed by the phase number in ``LEGAL``.  These are the bots' inner loop,
-so they build literal dicts straight from the state with no validation work; ``explain`` (cold path) says
-why anything else is refused.
+so they pick prebuilt action objects straight from the state with no validation work; ``explain`` (cold
+path) says why anything else is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.core import Action
+from engine.core import Action, ActionTable
 
 from .components import (
     ACTION_IDS,
     CARD_IDS,
     DROUGHT,
     GROUP_FEE,
+    GROUP_SIZES,
     MAX_FLOORS,
+    NUM_TILES,
     PRIVILEGE,
     SMALL_COST,
     TILE_IDS,
     TILE_TYPE,
     TYPE_TILES,
-    WILD,
     YOUNG_TILES,
 )
 from .monthly_events import month_event
-from .palaces import key_parts, release_key
+from .palaces import release_key
 from .state import OVER, State
 
 REFILL: Action = {"type": "refill"}
@@ -34,6 +35,29 @@ BUILD_PALACE: Action = {"type": "build_palace"}
 RELEASE_NEWCOMER: Action = {"type": "release_newcomer"}
 SMALL: Action = {"type": "privilege", "size": "small"}
 LARGE: Action = {"type": "privilege", "size": "large"}
+
+# Prebuilt action objects (engine.core.ActionTable): the lists below are the bots' inner loop.
+#: ``_ACTION[group][card]``: the Action decision's choices (R23), for as many groups as any count deals.
+_ACTION = tuple(
+    tuple({"type": "action", "group": g, "action": a} for a in ACTION_IDS)
+    for g in range(max(map(len, GROUP_SIZES.values())))
+)
+#: Per card (typed cards by person type, then wild): ``(tile kind, recruit action)`` of every tile
+#: the card may recruit (R36), and the spend action of a card that recruits none.
+_RECRUITS = tuple(
+    tuple((k, {"type": "recruit", "card": card, "person": TILE_IDS[k]}) for k in kinds)
+    for card, kinds in zip(CARD_IDS, (*TYPE_TILES, range(NUM_TILES)), strict=True)
+)
+_SPEND = tuple({"type": "spend", "card": card} for card in CARD_IDS)
+_PLACE: ActionTable[int] = ActionTable(lambda i: {"type": "place", "palace": i})
+_BUILD_FLOOR: ActionTable[int] = ActionTable(lambda i: {"type": "build_floor", "palace": i})
+#: Keyed by :func:`palaces.release_key` (palace index, tile kind).
+_RELEASE: ActionTable[int] = ActionTable(
+    lambda key: {"type": "release", "palace": key // NUM_TILES, "person": TILE_IDS[key % NUM_TILES]}
+)
+_REPLACE: ActionTable[int] = ActionTable(
+    lambda key: {"type": "replace", "palace": key // NUM_TILES, "person": TILE_IDS[key % NUM_TILES]}
+)
 
 
 def court(state: State, seat: int) -> list[Action]:
@@ -55,11 +79,7 @@ def court_pair(first: int, second: int) -> int:
 
 def place(state: State, seat: int) -> list[Action]:
     """DP2/DP7 (R14, R37): any palace with a free floor."""
-    return [
-        {"type": "place", "palace": i}
-        for i, (floors, persons) in enumerate(state.palaces[seat])
-        if floors > len(persons)
-    ]
+    return [_PLACE[i] for i, (floors, persons) in enumerate(state.palaces[seat]) if floors > len(persons)]
 
 
 def action(state: State, seat: int) -> list[Action]:
@@ -71,20 +91,17 @@ def action(state: State, seat: int) -> list[Action]:
         left = yuan - GROUP_FEE if dragons else yuan
         if left < 0:
             continue
+        choices = _ACTION[g]
         for a in cards:
             if a != PRIVILEGE or left >= SMALL_COST:
-                out.append({"type": "action", "group": g, "action": ACTION_IDS[a]})
+                out.append(choices[a])
     out.append(REFILL)
     return out
 
 
 def build(state: State, seat: int) -> list[Action]:
     """DP4 (R29): the next floor goes onto a palace below 3 floors or founds a new palace."""
-    out = [
-        {"type": "build_floor", "palace": i}
-        for i, (floors, _) in enumerate(state.palaces[seat])
-        if floors < MAX_FLOORS
-    ]
+    out = [_BUILD_FLOOR[i] for i, (floors, _) in enumerate(state.palaces[seat]) if floors < MAX_FLOORS]
     out.append(BUILD_PALACE)
     return out
 
@@ -99,29 +116,21 @@ def person(state: State, seat: int) -> list[Action]:
     spent for nothing."""
     supply, hand = state.supply, state.hands[seat]
     out: list[Action] = []
-    for t, tiles in enumerate(TYPE_TILES):
-        if hand[t]:
-            card = CARD_IDS[t]
+    for card, held in enumerate(hand):  # typed cards in person-type order, then wild (WILD)
+        if held:
             n = len(out)
-            out += [{"type": "recruit", "card": card, "person": TILE_IDS[k]} for k in tiles if supply[k]]
+            for k, recruit in _RECRUITS[card]:
+                if supply[k]:
+                    out.append(recruit)
             if len(out) == n:
-                out.append({"type": "spend", "card": card})
-    if hand[WILD]:
-        n = len(out)
-        out += [
-            {"type": "recruit", "card": "wild", "person": TILE_IDS[k]}
-            for k in range(len(supply))
-            if supply[k]
-        ]
-        if len(out) == n:
-            out.append({"type": "spend", "card": "wild"})
+                out.append(_SPEND[card])
     return out
 
 
 def full(state: State, seat: int) -> list[Action]:
     """DP8 (R37): no free floor: replace any one person, or release the newcomer."""
     out = [
-        {"type": "replace", "palace": i, "person": TILE_IDS[k]}
+        _REPLACE[release_key(i, k)]
         for i, (_, persons) in enumerate(state.palaces[seat])
         for k in sorted(set(persons))
     ]
@@ -140,13 +149,12 @@ def release(state: State, seat: int) -> list[Action]:
     if month_event(state) == DROUGHT:
         inhabited = [i for i, (_, persons) in enumerate(palaces) if persons and i > last]
         return [
-            {"type": "release", "palace": i, "person": TILE_IDS[k]}
+            _RELEASE[release_key(i, k)]
             for i in inhabited[: len(inhabited) - owed + 1]
             for k in sorted(set(palaces[i][1]))
         ]
     keys = [release_key(i, k) for i, (_, persons) in enumerate(palaces) for k in persons]
-    choices = sorted({key for key in keys[: len(keys) - owed + 1] if key >= last})
-    return [{"type": "release", "palace": i, "person": TILE_IDS[k]} for i, k in map(key_parts, choices)]
+    return [_RELEASE[key] for key in sorted({key for key in keys[: len(keys) - owed + 1] if key >= last})]
 
 
 #: Legal-action builder of each decision phase (index = phase number of state.py).

@@ -44,6 +44,10 @@ PLAYER = named(
                 **array_of(CARD),
                 "description": "person cards played so far: own always, others' unless hidden (R57, R58a)",
             },
+            "owed": {
+                **INT,
+                "description": "release decisions only: persons still owed to the month's event (R40)",
+            },
         },
         seat=SEAT,
         yuan=INT,

@@ -62,6 +62,8 @@ def _player(state: State, p: int, seat: int | None) -> dict[str, Any]:
         out["hand"] = {CARD_IDS[c]: n for c, n in enumerate(state.hands[p]) if n}
     if p == seat or state.reveal:  # R57/R58a: the discard pile, public unless the option hides it
         out["played"] = [CARD_IDS[c] for c in state.played[p]]
+    if state.phase == RELEASE:  # R40: the month_event told everybody; sampling.py rebuilds from it
+        out["owed"] = state.owed[p]
     return out
 
 

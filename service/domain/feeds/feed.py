@@ -137,7 +137,8 @@ def notes(before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any
         elif kind == STARTED:
             to_all(MATCH_STARTED)
         elif kind == TIMEOUT:
-            to_all(TIMED_OUT, timed_out_seat=event["seat"])
+            # Whether the seat is away now (too many timeouts: a bot keeps it until its player acts).
+            to_all(TIMED_OUT, timed_out_seat=event["seat"], away=seating.is_away(after.seats[event["seat"]]))
         elif kind == OVER:
             to_all(MATCH_OVER, result=event.get("result"))
     if before is None and after.status == ACTIVE:

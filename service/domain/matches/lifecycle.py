@@ -330,6 +330,30 @@ class Lifecycle:
         change, state = self.commits.change(match_id, decide)
         return self.reading.document(change.after, state, change.answer["seat"], who)
 
+    def return_everywhere(self, key: str) -> list[dict[str, Any]]:
+        """The player ``key`` comes back to every seat of theirs that is away (:meth:`return_to_seat`
+        for each, by the player's own request: ``POST /v1/me/return``), so a bot restarting after an
+        outage takes back all of them in one call.  Each seat returned, with the match's version
+        after; a seat that came back meanwhile (another call) is not listed.  Reads the player's
+        active matches page by page (the listing's ``away`` filter), newest first."""
+        returned: list[dict[str, Any]] = []
+        cursor: int | None = None
+        while True:
+            page, cursor = self.reading.my_matches(key, ACTIVE, None, cursor, 100, away=True)
+            for mine in page:
+                try:
+                    meta = self.reading.meta(mine["id"])
+                except NotFound:  # expired since the listing
+                    continue
+                seat = mine["seat"]
+                if not seating.is_away(meta.seats[seat]) or meta.status != ACTIVE:
+                    continue
+                after = self.commits.reclaim(meta, seat)
+                if after.version != meta.version:
+                    returned.append({"match_id": meta.id, "seat": seat, "version": after.version})
+            if cursor is None:
+                return returned
+
     # -- rematch ----------------------------------------------------------------------------------------
 
     def rematch(self, match_id: str, who: Caller) -> dict[str, Any]:

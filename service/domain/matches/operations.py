@@ -107,8 +107,9 @@ class Matches:
         before: int | None,
         limit: int,
         game: str | None = None,
+        away: bool | None = None,
     ) -> tuple[list[dict[str, Any]], int | None]:
-        return self.reading.my_matches(key, status, my_turn, before, limit, game)
+        return self.reading.my_matches(key, status, my_turn, before, limit, game, away)
 
     def hint(self, job_id: str, who: Caller) -> dict[str, Any]:
         return self.reading.hint(job_id, who)
@@ -188,6 +189,9 @@ class Matches:
 
     def return_to_seat(self, match_id: str, who: Caller) -> dict[str, Any]:
         return self.lifecycle.return_to_seat(match_id, who)
+
+    def return_everywhere(self, key: str) -> list[dict[str, Any]]:
+        return self.lifecycle.return_everywhere(key)
 
     def rematch(self, match_id: str, who: Caller) -> dict[str, Any]:
         return self.lifecycle.rematch(match_id, who)

@@ -33,7 +33,7 @@ from service.domain.errors import (
 from service.domain.identity import PLAY, Caller
 from service.domain.matches import bots, clocks, seating, stand_ins
 from service.domain.matches.commits import Commits
-from service.domain.matches.reading import MatchReading, job_document
+from service.domain.matches.reading import MatchReading, decision, job_document
 from service.encoding import dumps, loads
 from service.events import OVER, TIMEOUT
 from service.live.shaping import commit_events
@@ -287,14 +287,6 @@ class MatchPlay:
                 "view": game.view(state, seat),
                 "events": commit_events(version, events, seat),
             }
-        record = None
-        if idempotency is not None:
-            key, fingerprint = idempotency
-            record = (
-                key,
-                dumps({"fingerprint": fingerprint, "body": body}),
-                self.config.idempotency_seconds,
-            )
         fields = {**progress_fields(status, to_move, result, updated), **decision_fields(decisions, stand_in)}
         if clock is not None:
             fields["clock"] = dumps(clock)
@@ -311,6 +303,18 @@ class MatchPlay:
             decisions=decisions,
             stand_in=stand_in,
         )
+        if body is not None:
+            # The mover's next decision when it is still theirs (a run of decisions: issue 44), from
+            # the state in hand: no read.  Kept with the answer, so a replay answers the same.
+            body["next_decision"] = decision(game, after, state, seat)
+        record = None
+        if idempotency is not None:
+            key, fingerprint = idempotency
+            record = (
+                key,
+                dumps({"fingerprint": fingerprint, "body": body}),
+                self.config.idempotency_seconds,
+            )
         outbox = self.commits.news.entry(meta, after, events)
         commit = self.store.commit(
             meta,
@@ -457,4 +461,5 @@ def replay(record: str, fingerprint: str) -> dict[str, Any]:
     if stored["fingerprint"] != fingerprint:
         raise invalid("Idempotency-Key", "this key was used with a different request body")
     body: dict[str, Any] = stored["body"]
+    body.setdefault("next_decision", None)  # an answer stored before moves answered with it
     return body

@@ -24,7 +24,7 @@ from service.domain.matches.bots import DEAD, BotQueue, JobInfo
 from service.events import OVER, STARTED
 from service.live.shaping import visible_events
 from service.storage.accounts import AccountStore
-from service.storage.matches import ACTIVE, FINISHED, OVER_STATUSES, MatchMeta, Store
+from service.storage.matches import ACTIVE, FINISHED, OVER_STATUSES, Loaded, MatchMeta, Store
 
 
 def seat_info(meta: MatchMeta) -> list[dict[str, Any]]:
@@ -70,6 +70,37 @@ def summary(meta: MatchMeta, viewer: str | None = None) -> dict[str, Any]:
         "created_at": meta.created_at,
         "updated_at": meta.updated_at,
     }
+
+
+def decision(game: Game, meta: MatchMeta, state: Any, seat: int) -> dict[str, Any] | None:
+    """The decision ``seat`` has to make in ``meta`` (``state`` its decoded state), whole: the seat's
+    view and its legal actions, as ``GET match`` (as that seat) and ``GET legal-actions`` show them;
+    ``None`` unless the seat's player makes the pending decision now (:func:`seating.decides_now`).
+
+    The one builder of a decision (issue 44): a move's ``next_decision``, a feed entry's and a
+    webhook's ``decision`` all come from here, so a bot reads the same thing whichever way it came,
+    and a seat never sees more than its own view."""
+    if not seating.decides_now(meta, seat):
+        return None
+    return {
+        "version": meta.version,
+        "seat": seat,
+        "view": game.view(state, seat),
+        "legal_actions": game.legal_actions(state),
+    }
+
+
+def decision_in(games: dict[str, Game], loaded: Loaded | None, key: str, seat: int) -> dict[str, Any] | None:
+    """:func:`decision` of ``seat`` in the match ``loaded`` (``None``: gone), if the player ``key``
+    holds that seat (a feed's entries are the player's own: this only makes sure).  The state is
+    decoded only for a decision still pending."""
+    if loaded is None or seating.player_keys(loaded.meta.life).get(seat) != key:
+        return None
+    meta = loaded.meta
+    if not seating.decides_now(meta, seat):
+        return None
+    game = games[meta.game]
+    return decision(game, meta, game.decode(loaded.encoded_state()), seat)
 
 
 def status_after(status: str, events: list[dict[str, Any]]) -> str:
@@ -191,6 +222,9 @@ class MatchReading:
             "rematch_of": meta.life.get("rematch_of"),
         }
 
+    def decision_of(self, loaded: Loaded | None, key: str, seat: int) -> dict[str, Any] | None:
+        return decision_in(self.games, loaded, key, seat)
+
     def list_matches(
         self, game: str | None, status: str | None, before: int | None, limit: int, who: Caller | None = None
     ) -> tuple[list[dict[str, Any]], int | None]:
@@ -209,10 +243,12 @@ class MatchReading:
         before: int | None,
         limit: int,
         game: str | None = None,
+        away: bool | None = None,
     ) -> tuple[list[dict[str, Any]], int | None]:
-        """The player ``key``'s matches, newest first (by creation), filtered by ``status``, ``game``
-        and ``my_turn``, ``limit`` of them from before the cursor ``before``; and the next cursor
-        (``None``: no more).  Matches past their retention are gone, and leave the index here.
+        """The player ``key``'s matches, newest first (by creation), filtered by ``status``, ``game``,
+        ``my_turn`` and ``away`` (the player's seat is away), ``limit`` of them from before the cursor
+        ``before``; and the next cursor (``None``: no more).  Matches past their retention are gone,
+        and leave the index here.
 
         A filtered page reads on through the index until it is full, but reads at most
         :data:`MY_MATCHES_SCAN` matches: a page may then be short, with a cursor to go on from."""
@@ -231,7 +267,8 @@ class MatchReading:
                 if mine is None:
                     continue
                 wanted = (status is None or meta.status == status) and game in (None, meta.game)
-                if wanted and my_turn in (None, mine["my_turn"]):
+                wanted = wanted and my_turn in (None, mine["my_turn"]) and away in (None, mine["away"])
+                if wanted:
                     found.append(mine)
                     if len(found) == limit:
                         break
@@ -299,6 +336,7 @@ def my_summary(meta: MatchMeta, key: str) -> dict[str, Any] | None:
         "seat": seat,
         "invited": str(seat) in meta.life.get("reserved", {}),
         "my_turn": seating.decides_now(meta, seat),
+        "away": seating.is_away(meta.seats[seat]),
         "deadline": clocks.pending_deadline(meta),
         "result": meta.result,
         "rematch": meta.life.get("rematch"),

@@ -30,15 +30,19 @@ was: it is sent again with the same id (at least once).
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from service.config import Config
 from service.domain.accounts import APP_REVOKED, REVOKED
+from service.domain.feeds.feed import YOUR_TURN
+from service.domain.identity import player_key
 from service.domain.webhooks.endpoints import DISABLED, ENABLED
-from service.domain.webhooks.messages import FAILED, iso
+from service.domain.webhooks.messages import FAILED, decision_asked, iso, with_decision
 from service.domain.webhooks.retries import (
     FIRST_PAUSE,
     PROBE_FRACTION,
@@ -48,6 +52,10 @@ from service.domain.webhooks.retries import (
 )
 from service.domain.webhooks.signing import signed_headers
 from service.storage.webhooks import Claimed, WebhookStore, split_member
+
+#: Builds a decision at send time: (player key, match id, seat) -> the seat's pending decision, or
+#: ``None`` (:func:`service.domain.feeds.decisions.pending_decision`).
+Decide = Callable[[str, str, int], dict[str, Any] | None]
 
 #: A claim's lease beyond the delivery's timeout (the lane's own hard stop comes before it).
 LEASE_MARGIN = 10.0
@@ -120,8 +128,11 @@ class Dispatcher:
         rng: random.Random,
         app_status: Callable[[str], str | None] | None,
         disable_app: Callable[[str, str], int],
+        decide: Decide | None = None,
     ) -> None:
         self.store = store
+        #: The lanes' builder of a ``your_turn`` message's decision (``None``: messages go as queued).
+        self.decide = decide
         self.config = config
         self.clock = clock
         self.rng = rng
@@ -161,6 +172,21 @@ class Dispatcher:
             Delivery(app, endpoint, claim.url, tuple(signing), claim.failing_since, message)
             for message in claim.messages
         ]
+
+    def as_sent(self, delivery: Delivery) -> Delivery:
+        """The delivery as it goes out now: a ``your_turn`` message to an endpoint created or updated
+        with ``include_decision`` carries the decision as it stands at this attempt
+        (:func:`~service.domain.webhooks.messages.with_decision`); any other as queued.  Signed after."""
+        if self.decide is None or delivery.message.state.get("type") != YOUR_TURN:
+            return delivery
+        endpoint = self.store.endpoint(delivery.app, delivery.endpoint)
+        if endpoint is None or not decision_asked(delivery.message.state, endpoint):
+            return delivery
+        data = json.loads(delivery.body)["data"]
+        decision = self.decide(player_key(delivery.app, data["player"]), data["match_id"], data["seat"])
+        return replace(
+            delivery, message=replace(delivery.message, body=with_decision(delivery.body, decision))
+        )
 
     def headers(self, delivery: Delivery, now: float) -> dict[str, str]:
         """The Standard Webhooks headers of one attempt, signed at ``now`` with every signing secret."""

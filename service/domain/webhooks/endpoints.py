@@ -50,8 +50,11 @@ class EndpointRegistry:
         self.clock = clock
         self.resolve = resolve
 
-    def create(self, app: str, url: str, types: list[str] | None, description: str) -> dict[str, Any]:
-        """Register an endpoint: its document with its signing ``secret``, the only time it is shown."""
+    def create(
+        self, app: str, url: str, types: list[str] | None, description: str, include_decision: bool = False
+    ) -> dict[str, Any]:
+        """Register an endpoint: its document with its signing ``secret``, the only time it is shown.
+        ``include_decision``: its ``your_turn`` messages carry the decision, built at send time."""
         checked = self._url(url)
         wanted = self._types(types)
         text = self._description(description)
@@ -63,6 +66,7 @@ class EndpointRegistry:
             "types": json.dumps(wanted),
             "types_csv": ",".join(wanted),
             "description": text,
+            "include_decision": "1" if include_decision else "",
             "status": ENABLED,
             "disabled_reason": "",
             "failing_since": "",
@@ -109,6 +113,7 @@ class EndpointRegistry:
         types: list[str] | None = None,
         description: str | None = None,
         enabled: bool | None = None,
+        include_decision: bool | None = None,
     ) -> dict[str, Any]:
         """Change what is given.  Enabling clears the reason it was disabled and its failing streak, and
         its pending messages are due at once (in per-match order); disabling stops deliveries (messages
@@ -125,6 +130,8 @@ class EndpointRegistry:
             fields["types_csv"] = ",".join(wanted)
         if description is not None:
             fields["description"] = self._description(description)
+        if include_decision is not None:
+            fields["include_decision"] = "1" if include_decision else ""
         if enabled is True:
             fields.update(status=ENABLED, disabled_reason="", failing_since="")
         elif enabled is False:
@@ -206,6 +213,7 @@ class EndpointRegistry:
             "url": stored["url"],
             "types": json.loads(stored.get("types") or "[]"),
             "description": stored.get("description", ""),
+            "include_decision": stored.get("include_decision") == "1",
             "status": stored.get("status", ENABLED),
             "disabled_reason": stored.get("disabled_reason") or None,
             "failing_since": _float(stored.get("failing_since")),

@@ -8,7 +8,10 @@ drains of one outbox) is queued once, and every retry carries the same id.  A pi
 **The payload** is the Standard Webhooks shape: ``{"type", "timestamp", "data": <the feed entry, plus
 the app's own player id>}``: what the player's feed shows, never a token or a secret (keys that name one
 are dropped, whatever a feed entry holds: :func:`scrub`).  It is built once, when the message is
-queued; the lanes sign those very bytes at each attempt (:mod:`service.domain.webhooks.signing`).
+queued; the lanes sign those very bytes at each attempt (:mod:`service.domain.webhooks.signing`), but
+for one thing added at send time: a ``your_turn`` message to an endpoint that asked for decisions
+(``include_decision``) carries the decision as it stands when it is sent (:func:`with_decision`),
+which the delivery log's stored payload does not show.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import json
 import secrets
 from datetime import UTC, datetime
 from typing import Any
+
+from service.domain.feeds.feed import YOUR_TURN
 
 #: The message type of a ping (an endpoint receives pings whatever types it wants).
 PING = "ping"
@@ -98,3 +103,18 @@ def message_doc(endpoint_id: str, state: dict[str, Any], body: bytes) -> dict[st
         "error": state.get("error"),
         "payload": json.loads(body) if body else None,
     }
+
+
+def decision_asked(state: dict[str, Any], endpoint: dict[str, str]) -> bool:
+    """Whether the message (its ``state``) to the endpoint (its stored fields) carries a decision:
+    a ``your_turn`` message, to an endpoint created or updated with ``include_decision``."""
+    return state.get("type") == YOUR_TURN and endpoint.get("include_decision") == "1"
+
+
+def with_decision(body: bytes, decision: dict[str, Any] | None) -> bytes:
+    """A ``your_turn`` message's body with its ``data.decision`` (:mod:`service.domain.feeds.decisions`:
+    the seat's own view and legal actions, nobody else's; ``None`` once the decision is no longer
+    pending).  Encoded as :func:`payload` encodes."""
+    doc = json.loads(body)
+    doc["data"]["decision"] = decision
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()

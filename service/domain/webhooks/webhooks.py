@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.config import Config
-from service.domain.webhooks.delivery import Delivery, Dispatcher, Recorded
+from service.domain.webhooks.delivery import Decide, Delivery, Dispatcher, Recorded
 from service.domain.webhooks.endpoints import EndpointRegistry
 from service.domain.webhooks.log import DeliveryLog
 from service.domain.webhooks.queueing import MessageQueue
@@ -53,6 +53,7 @@ class Webhooks:
         resolve: Resolver = resolve_host,
         rng: random.Random | None = None,
         app_status: Callable[[str], str | None] | None = None,
+        decide: Decide | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -60,13 +61,15 @@ class Webhooks:
         self.log = DeliveryLog(store, self.registry)
         self.queue = MessageQueue(store, clock, self.registry, self.log)
         self.dispatch = Dispatcher(
-            store, config, clock, rng or random.Random(), app_status, self.registry.disable_app
+            store, config, clock, rng or random.Random(), app_status, self.registry.disable_app, decide
         )
 
     # -- endpoints (EndpointRegistry) ---------------------------------------------------------------
 
-    def create(self, app: str, url: str, types: list[str] | None, description: str) -> dict[str, Any]:
-        return self.registry.create(app, url, types, description)
+    def create(
+        self, app: str, url: str, types: list[str] | None, description: str, include_decision: bool = False
+    ) -> dict[str, Any]:
+        return self.registry.create(app, url, types, description, include_decision)
 
     def endpoints(self, app: str) -> list[dict[str, Any]]:
         return self.registry.endpoints(app)
@@ -83,9 +86,16 @@ class Webhooks:
         types: list[str] | None = None,
         description: str | None = None,
         enabled: bool | None = None,
+        include_decision: bool | None = None,
     ) -> dict[str, Any]:
         return self.registry.update(
-            app, endpoint_id, url=url, types=types, description=description, enabled=enabled
+            app,
+            endpoint_id,
+            url=url,
+            types=types,
+            description=description,
+            enabled=enabled,
+            include_decision=include_decision,
         )
 
     def disable_app(self, app: str, reason: str) -> int:
@@ -129,6 +139,9 @@ class Webhooks:
 
     def claim(self, member: str, score: float, now: float, most: int) -> list[Delivery]:
         return self.dispatch.claim(member, score, now, most)
+
+    def as_sent(self, delivery: Delivery) -> Delivery:
+        return self.dispatch.as_sent(delivery)
 
     def headers(self, delivery: Delivery, now: float) -> dict[str, str]:
         return self.dispatch.headers(delivery, now)

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 
 from service.domain.accounts import player_document, require_admin
-from service.domain.identity import READ
+from service.domain.identity import PLAY, READ
 from service.domain.matchmaking.making import app_caller
 from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
@@ -26,6 +26,7 @@ from service.http.schemas.accounts import (
     PlayerListSchema,
     PlayerSchema,
     PutPlayerSchema,
+    ReturnAnswerSchema,
     RevokedSchema,
     TokenListSchema,
 )
@@ -236,8 +237,9 @@ def get_me(query: dict[str, Any]) -> dict[str, Any]:
 def list_my_matches(query: dict[str, Any]) -> dict[str, Any]:
     """The player's matches, newest first: each one's status, the player's seat, who is to move,
     ``my_turn``, the deadline, the version and the last change, and the result once over (finished
-    matches are listed until their retention ends).  Filter by ``game``, ``status`` and ``my_turn``
-    (``?game=china&status=finished`` exports a player's results); follow ``next_cursor``.  A filtered
+    matches are listed until their retention ends).  Filter by ``game``, ``status``, ``my_turn`` and
+    ``away`` (``?game=china&status=finished`` exports a player's results; ``?away=true`` lists the seats
+    a bot plays while you are away); follow ``next_cursor``.  A filtered
     page may hold fewer than ``limit`` matches and still have a cursor.
 
     A player token lists its own player's matches; an app key names a player with ``player``."""
@@ -246,6 +248,25 @@ def list_my_matches(query: dict[str, Any]) -> dict[str, Any]:
     limit = query.get("limit", svc.config.page_size)
     before = int(query["cursor"]) if "cursor" in query else None
     found, cursor = svc.matches.my_matches(
-        key, query.get("status"), query.get("my_turn"), before, limit, query.get("game")
+        key, query.get("status"), query.get("my_turn"), before, limit, query.get("game"), query.get("away")
     )
     return {"matches": found, "next_cursor": None if cursor is None else str(cursor)}
+
+
+@me.route("/return", methods=["POST"])
+@me.arguments(MeQuerySchema(), location="query")
+@me.response(200, ReturnAnswerSchema)
+@me.doc(operationId="returnEverywhere", security=REQUIRED_SEAT, responses=errors(401, 403, 404, 422))
+def return_everywhere(query: dict[str, Any]) -> dict[str, Any]:
+    """Come back to every seat of yours that is away (a bot played it after too many timeouts), in
+    every active match at once: what `POST /v1/matches/{id}/return` does for one.  Each seat returned
+    is listed with the match's version after the return (everyone's match stream gets a
+    `seat_returned` event, and the clock of a decision of yours runs from now); none away is an
+    empty list.  A bot restarting after an outage calls this once, then reads its pending
+    decisions (`GET /v1/me/matches?my_turn=true`).
+
+    A player token (scope `play`) returns its own player; an app key names the player with
+    `player`."""
+    svc = services()
+    key = svc.accounts.me(current_caller(), PLAY, query.get("player"))
+    return {"returned": svc.matches.return_everywhere(key)}

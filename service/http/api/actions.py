@@ -90,6 +90,10 @@ def _documented(body: dict[str, Any], headers: dict[str, Any], match_id: str) ->
     Retrying with the same ``Idempotency-Key`` returns the stored response and applies nothing twice;
     the same key with a different body is 422.  A move of an away seat brings its player back (as
     ``POST .../return`` does) and is played.
+
+    ``next_decision``: when the same seat decides again at once (a run of decisions), that decision
+    whole (``version``, ``seat``, ``view``, ``legal_actions``), so a bot moves again without reading
+    the match; ``null`` otherwise.
     """
     result, tag = _play(body, headers, match_id)
     return result, 200, {"ETag": tag}

@@ -10,18 +10,24 @@ NDJSON or SSE stream served by the process's live reader (:mod:`service.live`), 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask import request
 
+from service.domain.feeds.decisions import with_decisions
+from service.domain.feeds.feed import YOUR_TURN
 from service.domain.identity import READ
+from service.encoding import dumps_bytes
 from service.http.api import Blueprint
 from service.http.api.streams import JSON, NDJSON, SSE, open_stream, subscriber, wanted
 from service.http.context import current_caller, services
 from service.http.schemas.events import EventsHeadersSchema
-from service.http.schemas.feed import FeedPageSchema, FeedQuerySchema
+from service.http.schemas.feed import DECISION, FeedPageSchema, FeedQuerySchema
 from service.http.spec import REQUIRED_SEAT, errors
 from service.live.delivery import poll_feed
+from service.live.shaping import LiveEvent
 from service.live.topics import Topic
 
 blp = Blueprint("feed", __name__, url_prefix="/v1/me", description="Your feed: one per player")
@@ -67,7 +73,8 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
     result), `timeout`, `clock_warning` (your deadline is near), `invited`; each says where its match
     stands after it (`status`, `version`, `to_move`, `my_turn`, `deadline`), so you can act on it
     without reading the match: `invited` says whether you must still join (`join_required`) and
-    which finished match a rematch offer follows (`rematch_of`, where it is declined).
+    which finished match a rematch offer follows (`rematch_of`, where it is declined); `timeout`
+    says whether the timed-out seat is now `away`.
 
     Authenticate with a player token (scope `read`), or with your app key and `?player=<id>` naming
     one of your players; a player of another app is not found (404).  The feed keeps its latest
@@ -75,6 +82,11 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
 
     `Accept: application/json` (default) answers at once with the entries after `after`, or long-polls
     with `wait` (answering as soon as an entry comes); `last_id` is the next call's `after`.
+    `include=decision`: each `your_turn` entry carries `decision`, the pending decision whole
+    (`version`, `seat`, `view`, `legal_actions`: what `GET /v1/matches/{id}` as your seat and
+    `GET .../legal-actions` answer), built when the entry is served, at the match's current version;
+    `null` once the decision is no longer pending.  Without it entries are as above.
+
     `application/x-ndjson` and `text/event-stream` stream: a heartbeat first, then entries as they
     come (SSE `id:` is the entry id; resume with `after` or `Last-Event-ID`), a heartbeat at least
     every 15 s; a stream ends only after the server's `TABLETOP_STREAM_MAX_SECONDS` (an hour by
@@ -92,9 +104,30 @@ def get_my_events(query: dict[str, Any], headers: dict[str, Any]) -> Any:
     kind = wanted(request)
     after = query.get("after") or headers.get("last_event_id") or "0-0"
     topic = Topic.player(key)
+    decided = query.get("include") == DECISION
     if kind == JSON:
         wait = query.get("wait", 0.0)
         events, last = poll_feed(svc.accounts.store, svc.config, key, after, wait, subscriber(topic))
+        if decided:
+            events = with_decisions(svc.matches.reading, key, events)
         return {"events": events, "last_id": last}
     # A heartbeat first: the response (and its headers) goes out at once, not at the first entry.
-    return open_stream(topic, kind, after)
+    return open_stream(topic, kind, after, enrich=_decided(key) if decided else None)
+
+
+def _decided(key: str) -> Callable[[list[LiveEvent]], list[LiveEvent]]:
+    """A stream's batches with each ``your_turn`` line's ``decision``, built as the batch goes out
+    (:func:`with_decisions`): such a stream is written by its own greenlet, not the reader, whose lines
+    are shared by every waiter of the feed."""
+    reading = services().matches.reading
+
+    def enrich(batch: list[LiveEvent]) -> list[LiveEvent]:
+        if not any(row.type == YOUR_TURN for row in batch):
+            return batch
+        shown = with_decisions(reading, key, [row.client for row in batch])
+        return [
+            row if doc is row.client else replace(row, client=doc, json=dumps_bytes(doc))
+            for row, doc in zip(batch, shown, strict=True)
+        ]
+
+    return enrich

@@ -79,6 +79,7 @@ def open_stream(
     seat: int | None = None,
     over: bool = False,
     version: int | None = None,
+    enrich: Callable[[list[LiveEvent]], list[LiveEvent]] | None = None,
 ) -> Response:
     """A streaming response (``kind``: NDJSON or SSE) of ``topic``'s events after ``after``: first the
     ``snapshot`` (a match's document, as the caller sees it) or else a heartbeat, so the response and
@@ -87,7 +88,11 @@ def open_stream(
     ``version`` is the match's as read.
 
     The subscription and the catch-up happen here, before the response starts (429 and 503 are still
-    possible), while the request holds its place."""
+    possible), while the request holds its place.
+
+    ``enrich``: what each batch becomes before it is written, for this client alone (a feed's
+    ``include=decision``); such a stream is written by its own greenlet, never by the reader, whose
+    lines are shared by every waiter of the topic."""
     sub = subscriber(topic)()
     try:
         backlog = sub.backlog(after, version=version)
@@ -100,11 +105,13 @@ def open_stream(
         head = encode(None)
     else:
         head = ndjson_snapshot(snapshot) if ndjson else sse_snapshot(snapshot)
-    wire = admission.stream_wire(request.environ)
+    wire = admission.stream_wire(request.environ) if enrich is None else None
     config = services().config
     if topic.kind == MATCH:
         events = stream_events(config, sub, seat, backlog, over=over, wire=wire, encode=encode)
     else:
         events = stream_feed(config, sub, backlog, wire=wire, encode=encode)
+    if enrich is not None:
+        events = (None if batch is None else enrich(batch) for batch in events)
     body = stream_body(head, events, encode, sub)
     return Response(body, mimetype=kind, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -64,13 +64,17 @@ def create_webhook(body: dict[str, Any]) -> Any:
     """Register an endpoint: your players' feed entries of the chosen `types` (all of them if none)
     are POSTed to `url`, signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`,
     `webhook-signature`).  The answer holds the signing `secret` (`whsec_…`): **the only time it is
-    shown** (rotate it to get a new one).
+    shown** (rotate it to get a new one).  With `include_decision`, a `your_turn` message carries the
+    pending decision whole (`decision`: the seat's view and legal actions, built when it is sent), so
+    a bot decides without another request.
 
     The URL must be `https` (plain `http` only where the operator allows it) and must not resolve to a
     loopback, private, link-local or metadata address (unless the operator allows it): 422 naming
     `url` says which rule refused it."""
     hooks, app = _webhooks()
-    return hooks.create(app, body["url"], body.get("types"), body["description"]), 201
+    return hooks.create(
+        app, body["url"], body.get("types"), body["description"], body["include_decision"]
+    ), 201
 
 
 @blp.route("", methods=["GET"])
@@ -95,7 +99,8 @@ def get_webhook(endpoint_id: str) -> dict[str, Any]:
 @blp.response(200, WebhookSchema)
 @blp.doc(operationId="updateWebhook", security=REQUIRED_SEAT, responses=errors(APP_ONLY, NO_ENDPOINT, 422))
 def update_webhook(body: dict[str, Any], endpoint_id: str) -> dict[str, Any]:
-    """Change what is given: `url` (checked as when created), `types`, `description`; `enabled`
+    """Change what is given: `url` (checked as when created), `types`, `description`,
+    `include_decision`; `enabled`
     turns deliveries off (`false`: messages wait) or on again (`true`, also after the server disabled
     the endpoint for a `410 Gone` or days of failures)."""
     hooks, app = _webhooks()
@@ -106,6 +111,7 @@ def update_webhook(body: dict[str, Any], endpoint_id: str) -> dict[str, Any]:
         types=body.get("types"),
         description=body.get("description"),
         enabled=body.get("enabled"),
+        include_decision=body.get("include_decision"),
     )
 
 

@@ -129,6 +129,9 @@ class MyMatchesQuerySchema(MeQuerySchema):
     )
     status = fields.String(validate=validate.OneOf(STATUSES))
     my_turn = fields.Boolean(metadata={"description": "Only matches where the decision is (not) yours."})
+    away = fields.Boolean(
+        metadata={"description": "Only matches where your seat is (not) away (see `POST /v1/me/return`)."}
+    )
     cursor = fields.String(
         validate=validate.Regexp(r"^[0-9]{1,18}$"),
         metadata={"description": "The `next_cursor` of the last page."},
@@ -142,6 +145,13 @@ class MyMatchSchema(MatchSummarySchema):
         required=True, metadata={"description": "The seat is kept for the player, who has not joined it yet."}
     )
     my_turn = fields.Boolean(required=True, metadata={"description": "The pending decision is the player's."})
+    away = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The player's seat is away: a bot plays it after too many timeouts, until the "
+            "player comes back (`POST /v1/me/return`, or a move)."
+        },
+    )
     deadline = fields.Float(
         required=True, allow_none=True, metadata={"description": "When the pending decision times out."}
     )
@@ -164,3 +174,17 @@ class MyMatchSchema(MatchSummarySchema):
 class MyMatchesSchema(Schema):
     matches = fields.List(fields.Nested(MyMatchSchema), required=True)
     next_cursor = fields.String(required=True, allow_none=True)
+
+
+class ReturnedSeatSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "Your seat there, yours again."})
+    version = fields.Integer(required=True, metadata={"description": "The match's version after the return."})
+
+
+class ReturnAnswerSchema(Schema):
+    returned = fields.List(
+        fields.Nested(ReturnedSeatSchema),
+        required=True,
+        metadata={"description": "The seats that were away and are yours again (empty: none was away)."},
+    )

@@ -63,6 +63,23 @@ class ActionHeadersSchema(Schema):
     )
 
 
+class DecisionSchema(Schema):
+    """A pending decision, whole (issue 44): what a bot needs to decide without another request."""
+
+    version = fields.Integer(
+        required=True, metadata={"description": "The match version the decision is pending at: move with it."}
+    )
+    seat = fields.Integer(required=True, metadata={"description": "The seat that decides (yours)."})
+    view = fields.Dict(
+        required=True, metadata={"description": "Your seat's view, as `GET /v1/matches/{id}` shows it."}
+    )
+    legal_actions = fields.List(
+        fields.Dict(metadata=ACTION),
+        required=True,
+        metadata={"description": "Your legal actions, as `GET /v1/matches/{id}/legal-actions` lists them."},
+    )
+
+
 class MoveResultSchema(Schema):
     game = fields.String(
         required=True, metadata={"description": "The match's game: it tells the shapes below."}
@@ -74,6 +91,16 @@ class MoveResultSchema(Schema):
     view = fields.Dict(required=True)
     events = fields.List(
         fields.Dict(), required=True, metadata={"description": "This move's events you may see."}
+    )
+    next_decision = fields.Nested(
+        DecisionSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Your next decision when it is yours again at once (the same seat still to "
+            "decide after this move: a run of decisions), with your view and legal actions; null when "
+            "another seat, a bot or nobody decides next."
+        },
     )
 
 

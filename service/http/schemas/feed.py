@@ -19,10 +19,16 @@ from service.domain.feeds.feed import (
     TIMED_OUT,
     TOURNAMENT_MATCH,
     TOURNAMENT_OVER,
+    YOUR_TURN,
 )
+from service.http.schemas.actions import DecisionSchema
 from service.http.schemas.events import EVENT_ID
 from service.http.schemas.fields import FullMatch
 from service.storage.tournaments import CANCELLED as TOURNAMENT_CANCELLED
+
+#: ``include=decision`` (the feed's query), ``include_decision`` (a webhook endpoint's): a ``your_turn``
+#: entry carries the pending decision whole.
+DECISION = "decision"
 
 
 class FeedQuerySchema(Schema):
@@ -35,6 +41,14 @@ class FeedQuerySchema(Schema):
         metadata={
             "description": "Long-poll: wait up to this many seconds for an entry; more than the server's "
             "maximum (`TABLETOP_MAX_WAIT_SECONDS`, 30 by default) waits that maximum."
+        },
+    )
+    include = fields.String(
+        validate=validate.OneOf([DECISION]),
+        metadata={
+            "description": "`decision`: each `your_turn` entry carries `decision`, the pending decision "
+            "whole (your view and legal actions at the match's current version), or null once the match "
+            "moved on (JSON pages, long-polls and streams alike)."
         },
     )
     player = fields.String(
@@ -155,6 +169,21 @@ class FeedEntrySchema(Schema):
     )
     timed_out_seat = fields.Integer(
         metadata={"description": f"`{TIMED_OUT}` only: the seat that ran out of time."}
+    )
+    away = fields.Boolean(
+        metadata={
+            "description": f"`{TIMED_OUT}` only: whether the timed-out seat is now away (a bot plays it "
+            "until its player comes back: `POST /v1/me/return`, or a move)."
+        }
+    )
+    decision = fields.Nested(
+        DecisionSchema,
+        allow_none=True,
+        metadata={
+            "description": f"`{YOUR_TURN}` only, with `include=decision` (or a webhook endpoint's "
+            "`include_decision`): the decision whole (`version`, `seat`, `view`, `legal_actions`) as it "
+            "stands when the entry is served or sent; null when it is no longer pending."
+        },
     )
     seek_id = fields.String(metadata={"description": f"`{SEEK_MATCHED}`, `{SEEK_EXPIRED}`: the seek."})
     challenge_id = fields.String(metadata={"description": "The challenge entries' challenge."})

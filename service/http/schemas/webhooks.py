@@ -54,16 +54,30 @@ def _description(**kwargs: Any) -> fields.String:
     )
 
 
+def _include_decision(**kwargs: Any) -> JsonBoolean:
+    return JsonBoolean(
+        metadata={
+            "description": "`true`: each `your_turn` message carries `decision` (the seat's view and "
+            "legal actions, as the feed's `include=decision` gives them), built when the message is sent "
+            "(null once the decision is no longer pending); the delivery log shows the payload as "
+            "queued, without it. Default `false`."
+        },
+        **kwargs,
+    )
+
+
 class CreateWebhookSchema(Schema):
     url = _url(required=True)
     types = _types()
     description = _description(load_default="")
+    include_decision = _include_decision(load_default=False)
 
 
 class UpdateWebhookSchema(Schema):
     url = _url()
     types = _types()
     description = _description()
+    include_decision = _include_decision()
     enabled = JsonBoolean(
         metadata={
             "description": "`false` disables the endpoint (nothing is sent; messages already queued wait); "
@@ -83,6 +97,9 @@ class WebhookSchema(Schema):
         metadata={"description": "The entry types it is sent; empty: every type."},
     )
     description = fields.String(required=True)
+    include_decision = fields.Boolean(
+        required=True, metadata={"description": "Whether `your_turn` messages carry the decision."}
+    )
     status = fields.String(required=True, validate=validate.OneOf(["enabled", "disabled"]))
     disabled_reason = fields.String(
         required=True,

@@ -107,7 +107,8 @@ def test_pending_names_the_decision_and_its_options():
     assert GAME.view(s, None)["pending"] == {"seat": 0, "decision": "play_or_withdraw", "rule": "R22"}
     act(s, "withdraw")  # vizier and general: two palaces for the free cities X2, X3, X4
     expected = {"seat": 0, "decision": "palace", "rule": "R36", "left": 2, "crown": False}
-    assert GAME.view(s, 2)["pending"] == {**expected, "cities": ["X2", "X3", "X4"]}
+    withdrawal = {"placed": False, "bonus_taken": []}  # nothing placed or taken yet (R42, R44)
+    assert GAME.view(s, 2)["pending"] == {**expected, "cities": ["X2", "X3", "X4"], **withdrawal}
     act(s, "palace", city="X2")
     act(s, "palace", city="X3")
     assert GAME.view(s, 0)["pending"] == {"seat": 0, "decision": "take", "rule": "R48", "left": 2}
@@ -121,10 +122,11 @@ def test_pending_names_the_decision_and_its_options():
     s = build(crown_spec)
     act(s, "withdraw")  # vizier and the crown
     expected = {"seat": 0, "decision": "palace", "rule": "R36", "left": 1, "crown": True}
-    assert GAME.view(s, 1)["pending"] == {**expected, "cities": ["X2", "X3", "X4"]}
+    assert GAME.view(s, 1)["pending"] == {**expected, "cities": ["X2", "X3", "X4"], **withdrawal}
     act(s, "palace", city="X3")
     expected = {"seat": 0, "decision": "crown", "rule": "R37", "left": 0, "crown": True}
-    assert GAME.view(s, 1)["pending"] == {**expected, "cities": ["X1", "X2", "X3", "X4"]}
+    placed = {"placed": True, "bonus_taken": []}  # R44: the palace on X3 scores at the end (F1: no bonus)
+    assert GAME.view(s, 1)["pending"] == {**expected, "cities": ["X1", "X2", "X3", "X4"], **placed}
 
 
 def _card_ids(obj: object) -> set[str]:

@@ -1,0 +1,167 @@
+"""Research adapters' speed against the engine they wrap and against OpenSpiel's own Python game.
+
+    python -m bench.research [--game G] [--seconds S] [--players N]
+
+One process pinned to one CPU; for each game, five loops run *interleaved* in short slices (so a
+slower or busier moment of the machine weighs on all of them alike), each playing uniformly random
+games from start to end, a new game as soon as one ends.  Time is this process's CPU time
+(``time.process_time``), so other work on a shared machine slows the rates less; the ratios are the
+figures to compare.
+
+
+* ``engine``: ``game.legal_actions`` + ``game.apply`` on the engine directly (decisions/s);
+* ``adapter``: the pyspiel adapter's ``legal_actions`` + ``apply_action`` (steps/s);
+* ``adapter+obs``: the same, reading ``observation_tensor`` of the seat to move every step, as a
+  learner does;
+* ``liars_poker``: OpenSpiel's ``python_liars_poker`` (a pure-Python game shipped with OpenSpiel) in
+  the same loop as ``adapter``, the yardstick for "as fast as a Python OpenSpiel game";
+* ``pettingzoo``: the PettingZoo AEC env, ``last()`` (which builds the observation and mask) then
+  ``step`` with a random legal id.
+
+Printed: the rates, and the ratios against the targets of issue 46 (``adapter >= 0.5x engine``,
+``adapter+obs >= 0.2x engine``, ``adapter >= 1x liars_poker``, ``engine >= 1x liars_poker``).  Ratios
+are the figures to compare across machines; the rates only hold for this one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.games import liars_poker  # noqa: F401  # registers python_liars_poker
+
+from engine.registry import GAMES, get_game
+from research.openspiel_game import load
+from research.pettingzoo_env import env as pettingzoo_env
+
+#: (name, numerator, denominator, target ratio) printed per game.
+TARGETS = (
+    ("adapter / engine", "adapter", "engine", 0.5),
+    ("adapter+obs / engine", "adapter+obs", "engine", 0.2),
+    ("adapter / liars_poker", "adapter", "liars_poker", 1.0),
+    ("engine / liars_poker", "engine", "liars_poker", 1.0),
+)
+LOOPS = ("engine", "adapter", "adapter+obs", "liars_poker", "pettingzoo")
+#: Steps between two looks at the clock (a look per step would weigh on the fastest loop most).
+_CHUNK = 16
+
+
+def _engine_steps(game_id: str, players: int, rng: random.Random) -> Iterator[None]:
+    game = get_game(game_id)
+    while True:
+        state = game.setup(players, None, seed=rng.getrandbits(32))
+        while game.to_move(state) is not None:
+            game.apply(state, rng.choice(game.legal_actions(state)))
+            yield
+
+
+def _pyspiel_steps(game: Any, rng: random.Random, observe: bool) -> Iterator[None]:
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():  # liars poker deals at chance nodes; ours has none
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(actions, probs)[0])
+                continue
+            if observe:
+                state.observation_tensor(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            yield
+
+
+def _pettingzoo_steps(game_id: str, players: int, rng: random.Random) -> Iterator[None]:
+    e = pettingzoo_env(game_id, players)
+    while True:
+        e.reset(seed=rng.getrandbits(32))
+        for _ in e.agent_iter():
+            obs, _, terminated, truncated, _ = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            yield
+
+
+def loops(game_id: str, players: int, seed: int) -> dict[str, Iterator[None]]:
+    """The five step generators of one game (each yields once per decision)."""
+    rng = random.Random(seed)
+    adapter = load(game_id, players=players)
+    return {
+        "engine": _engine_steps(game_id, players, random.Random(rng.random())),
+        "adapter": _pyspiel_steps(adapter, random.Random(rng.random()), observe=False),
+        "adapter+obs": _pyspiel_steps(adapter, random.Random(rng.random()), observe=True),
+        "liars_poker": _pyspiel_steps(
+            pyspiel.load_game("python_liars_poker"), random.Random(rng.random()), observe=False
+        ),
+        "pettingzoo": _pettingzoo_steps(game_id, players, random.Random(rng.random())),
+    }
+
+
+def _run_slice(steps: Iterator[None], seconds: float, clock: Callable[[], float]) -> tuple[int, float]:
+    t0 = clock()
+    end = t0 + seconds
+    n = 0
+    while True:
+        for _ in range(_CHUNK):
+            next(steps)
+        n += _CHUNK
+        now = clock()
+        if now >= end:
+            return n, now - t0
+
+
+def measure(game_id: str, players: int, seconds: float, seed: int = 1, rounds: int = 10) -> dict[str, float]:
+    """Steps per second of every loop of ``game_id``, ``seconds`` in all, interleaved over ``rounds``."""
+    gens = loops(game_id, players, seed)
+    for g in gens.values():  # warm-up: imports, caches, first deals
+        _run_slice(g, 0.01, time.process_time)
+    steps = dict.fromkeys(gens, 0)
+    spent = dict.fromkeys(gens, 0.0)
+    share = seconds / rounds / len(gens)
+    for _ in range(rounds):
+        for name, g in gens.items():
+            n, dt = _run_slice(g, share, time.process_time)
+            steps[name] += n
+            spent[name] += dt
+    return {name: steps[name] / spent[name] for name in gens}
+
+
+def report(game_id: str, rates: dict[str, float]) -> list[str]:
+    """Lines of the printout for one game: rates, then each target with its ratio and verdict."""
+    lines = [f"{game_id}"]
+    for name in LOOPS:
+        lines.append(
+            f"  {name:<14} {rates[name]:>10.0f} steps/s   {rates[name] / rates['engine']:5.2f}x engine"
+        )
+    for label, num, den, target in TARGETS:
+        ratio = rates[num] / rates[den]
+        verdict = "ok" if ratio >= target else "BELOW"
+        lines.append(f"  {label:<24} {ratio:6.2f}x  (target >= {target:.1f}x)  {verdict}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), help="one game (default: all four)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per game, all loops together")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    print(f"python={sys.version.split()[0]} players={args.players} seconds/game={args.seconds}")
+    for game_id in [args.game] if args.game else sorted(GAMES):
+        rates = measure(game_id, args.players, args.seconds, args.seed)
+        print("\n".join(report(game_id, rates)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""Smoke test of ``python -m bench.research`` (issue 46): its loops run and it prints every target.
+The speeds themselves are measured by running the benchmark, never asserted here."""
+
+from __future__ import annotations
+
+from bench.research import LOOPS, TARGETS, measure, report
+
+
+def test_the_benchmark_measures_every_loop_and_prints_every_target():
+    rates = measure("china", players=3, seconds=0.25, rounds=1)
+    assert set(rates) == set(LOOPS)
+    assert all(rate > 0 for rate in rates.values())
+    lines = report("china", rates)
+    for label, *_ in TARGETS:
+        assert any(label in line for line in lines)
