@@ -296,6 +296,14 @@ class TabletopGame(pyspiel.Game):
         states OpenSpiel creates only to copy another into (``clone``) cost nothing."""
         return TabletopState(self)
 
+    def dealt(self, seed: int) -> TabletopState:
+        """The initial state of the engine's deal ``seed``, whatever the game's own ``seed``: the
+        server's seeds are 63-bit, past what an OpenSpiel int parameter holds (:mod:`research.records`
+        replays server matches from them)."""
+        state = TabletopState(self)
+        state._seed = seed
+        return state
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
     ) -> TabletopObserver:

@@ -52,7 +52,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
-    """Write the OpenAPI document of the registered games (no Redis needed)."""
+    """Write the OpenAPI document of the registered games and the match record's JSON Schema beside it
+    (no Redis needed)."""
+    from engine import record_schema
     from service.config import Config
     from service.http.app import OFFLINE_REDIS_URL, create_app
     from service.http.spec import render
@@ -63,6 +65,8 @@ def cmd_spec(args: argparse.Namespace) -> int:
     else:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text, encoding="utf-8")
+        # The match record's JSON Schema goes beside it (docs/records.md).
+        Path(args.output).with_name("record.schema.json").write_text(record_schema.render(), encoding="utf-8")
     return 0
 
 
@@ -255,6 +259,61 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dataset(args: argparse.Namespace) -> int:
+    """Play all-bot matches on a server's workers (``--url``, or a private development server with
+    ``--local``, the default) and write their records and a datasheet (:mod:`tabletop_client.datasets`).
+    A lineup that cannot play is refused before any match is made."""
+    from engine.ai import DEFAULT_THINK_MS, LEVELS
+    from engine.core import InvalidOptions, check_players
+    from engine.registry import get_game
+    from tabletop_client import ApiError, Client, datasets
+
+    levels = args.levels.split(",")
+    unknown = [level for level in levels if level not in LEVELS]
+    try:
+        if unknown:
+            raise InvalidOptions("levels", f"unknown level(s) {unknown}; the levels are {list(LEVELS)}")
+        check_players(get_game(args.game), len(levels))
+        if args.matches < 1:
+            raise InvalidOptions("matches", "play at least one match")
+        if args.parallel < 1:
+            raise InvalidOptions("parallel", "keep at least one match in play")
+        if args.local and args.url:
+            raise InvalidOptions("local", "--local starts its own server: name no --url with it")
+        options = json.loads(args.options) if args.options else {}
+        if not isinstance(options, dict):
+            raise InvalidOptions("options", "a JSON object of the game's options")
+    except InvalidOptions as exc:
+        print(f"tabletop dataset: --{exc.field.replace('players', 'levels')}: {exc.message}", file=sys.stderr)
+        return USAGE
+    except ValueError as exc:  # --options is not JSON
+        print(f"tabletop dataset: --options: {exc}", file=sys.stderr)
+        return USAGE
+    think = [
+        args.think_ms if args.think_ms is not None else DEFAULT_THINK_MS[level] or None for level in levels
+    ]
+    plan = datasets.Plan(args.game, levels, args.matches, think, options, args.seed, args.parallel)
+    key = args.app_key or os.environ.get("TABLETOP_APP_KEY")
+    command = ["tabletop", *(sys.argv[1:] if args.argv is None else args.argv)]
+    command = [  # the datasheet notes the command line, never the key
+        "***" if i and command[i - 1] == "--app-key" else "--app-key=***" if a.startswith("--app-key=") else a
+        for i, a in enumerate(command)
+    ]
+    try:
+        if args.url:
+            datasets.make(Client(args.url), plan, Path(args.out), key, command, args.url)
+        else:
+            from devtools.local_server import served
+
+            with served() as url:
+                datasets.make(Client(url), plan, Path(args.out), key, command, "a private development server")
+    except (ApiError, OSError, TimeoutError) as exc:  # refused, unreachable, or a match that never ended
+        print(f"tabletop dataset: {args.url or 'local server'}: {exc}", file=sys.stderr)
+        return FAILED
+    print(f"{args.matches} records in {Path(args.out) / datasets.RECORDS}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from engine.registry import GAMES
 
@@ -313,6 +372,35 @@ def main(argv: list[str] | None = None) -> int:
     match.add_argument("--think-ms", type=int, help="think budget of every seat (default: each level's)")
     match.add_argument("--url", default="http://127.0.0.1:8000", help="the API (default %(default)s)")
     match.set_defaults(func=cmd_match)
+    dataset = sub.add_parser(
+        "dataset", help="play all-bot matches on the workers, write their records and a datasheet"
+    )
+    dataset.add_argument("--game", required=True, choices=sorted(GAMES))
+    dataset.add_argument("--levels", required=True, help="one bot level per seat, e.g. hard,hard,hard")
+    dataset.add_argument("--matches", type=int, default=10, help="matches to play (default %(default)s)")
+    dataset.add_argument("--out", required=True, help="directory for records.ndjson and the datasheet")
+    dataset.add_argument("--think-ms", type=int, help="think budget of every seat (default: each level's)")
+    dataset.add_argument("--options", help="the game's options, a JSON object (default: the defaults)")
+    dataset.add_argument(
+        "--seed",
+        type=int,
+        help="first match's deal, the next count up (default: drawn); a --url server must allow seeds",
+    )
+    dataset.add_argument(
+        "--parallel", type=int, default=4, help="matches in play at once (default %(default)s)"
+    )
+    dataset.add_argument("--url", help="the API to play on (default: --local)")
+    dataset.add_argument("--app-key", help="an app key (or TABLETOP_APP_KEY): the app's private matches")
+    dataset.add_argument(
+        "--local", action="store_true", help="play on a private development server started for this command"
+    )
+    dataset.set_defaults(func=cmd_dataset, argv=argv)
+    from service import replay_cli  # issue 45: replay records through the engine
+
+    replay_cli.add_parser(sub)
+    from tabletop_client import export_cli  # issue 45: exports of match records, with the client too
+
+    export_cli.add_parser(sub)
     from tabletop_client import tournament_cli  # issue 31: the command's code lives with the client
 
     tournament_cli.add_parser(sub)

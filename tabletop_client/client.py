@@ -3,7 +3,8 @@ admin token, and any app key or player token named per call.
 
 Each operation is written once, in its group's module (:mod:`tabletop_client.matches`,
 :mod:`~tabletop_client.accounts`, :mod:`~tabletop_client.feeds`, :mod:`~tabletop_client.matchmaking`,
-:mod:`~tabletop_client.tournaments`, :mod:`~tabletop_client.webhooks`); :class:`Client` is their sum
+:mod:`~tabletop_client.tournaments`, :mod:`~tabletop_client.webhooks`,
+:mod:`~tabletop_client.records`); :class:`Client` is their sum
 over one :class:`~tabletop_client.transport.Transport`.  The clients that hold one credential
 (:mod:`tabletop_client.holders`) call these operations with it.
 """
@@ -15,12 +16,13 @@ from typing import Any
 from tabletop_client.accounts import AccountCalls
 from tabletop_client.matches import MatchCalls
 from tabletop_client.matchmaking import MatchmakingCalls
+from tabletop_client.records import RecordCalls
 from tabletop_client.tournaments import TournamentCalls
 from tabletop_client.transport import Transport
 from tabletop_client.webhooks import WebhookCalls
 
 
-class Client(MatchCalls, AccountCalls, MatchmakingCalls, TournamentCalls, WebhookCalls):
+class Client(MatchCalls, AccountCalls, MatchmakingCalls, TournamentCalls, WebhookCalls, RecordCalls):
     """Every call of the API, each with its credential as an argument.  One client holds one
     keep-alive connection and is not thread-safe: use one per thread."""
 

@@ -93,6 +93,12 @@ def _private_index(status: str) -> str:
     return f"tt:private:{status}"
 
 
+def finished_indexes(app: str, tournament: str | None) -> list[str]:
+    """The sorted sets of an app's finished matches (and its tournament's), scored by when each
+    finished: what record exports read in order (:mod:`service.storage.records`, which prunes them)."""
+    return [f"tt:done:{app}", *([f"tt:done:{app}:t:{tournament}"] if tournament else [])]
+
+
 #: ``expire_seconds`` of :meth:`Store.create` and :meth:`Store.commit` besides a number of seconds: leave
 #: the keys' time to live as it is, or drop it (a waiting match that starts is kept until it is over).
 KEEP, PERSIST = 0, -1
@@ -481,7 +487,7 @@ class Store:
             version = int(reply[1])
             self._remember(mid, {**meta.to_redis(), **fields, "version": str(version)}, state)
             if fields.get("status", meta.status) != meta.status:
-                self._reindex(meta, fields["status"])
+                self._reindex(meta, fields["status"], expire_seconds)
             return Commit(version=version)
         if reply[0] == 0:
             return Commit(stale=int(reply[1]))
@@ -489,12 +495,20 @@ class Store:
             return Commit(replay=reply[1].decode())
         return Commit(gone=True)
 
-    def _reindex(self, meta: MatchMeta, status: str) -> None:
+    def _reindex(self, meta: MatchMeta, status: str, keep: int = 0) -> None:
         pipe = self.redis.pipeline(transaction=False)
         for old, new in zip(_indexes(meta, meta.status), _indexes(meta, status), strict=True):
             if old != new:
                 pipe.zrem(old, meta.id)
                 pipe.zadd(new, {meta.id: meta.seq})
+        if status == FINISHED and meta.life.get("app"):  # the exports' indexes (service.storage.records)
+            tournament = str(meta.life.get("tournament") or "").partition(":")[2] or None  # "<app>:<id>"
+            at = now()
+            for index in finished_indexes(meta.life["app"], tournament):
+                pipe.zadd(index, {meta.id: at})
+                if keep > 0:  # names outlive no match: those past the retention go, the index with the last
+                    pipe.zremrangebyscore(index, "-inf", f"({at - keep!r}")
+                    pipe.expire(index, keep)
         pipe.execute()
 
     def list_matches(

@@ -4,6 +4,7 @@
 import {Api, ApiError, fragment, tokenFromFragment} from "./api.js";
 import {clear, colour, count, h, s as svg, words} from "./dom.js";
 import {describeServiceEvent, endingText, offerEndedText} from "./events.js";
+import {Replay} from "./replay.js";
 import {parseRules, ruleIds} from "./rules.js";
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -25,9 +26,16 @@ function seatName(seat) {
   return s ? s.name || `seat ${seat}` : `seat ${seat}`;
 }
 
-function seatColour(seat) {
-  return state.board?.seatColour ? state.board.seatColour(state.match.view, seat) : colour(null, seat);
+function seatColour(seat, view = state.match.view) {
+  return state.board?.seatColour ? state.board.seatColour(view, seat) : colour(null, seat);
 }
+
+/** Replay mode (replay.js): past views drawn in a board of their own, in place of the live one, which
+ * the page keeps drawing (hidden) as the match goes on. */
+const replay = new Replay({
+  api, matchId, seatName, describe, describeEvent, match: () => state.match, board: () => state.board,
+  game: () => state.game, seatColour: (view, seat) => seatColour(seat, view),
+});
 
 /** What a board module draws with: names and colours of seats, my seat, the game document (with the
  * board as data) and the view being drawn. */
@@ -424,6 +432,7 @@ function render() {
   renderBoard();
   renderActions();
   renderResult();
+  replay.offer();
 }
 
 function showRefusal(err) {
@@ -647,6 +656,7 @@ async function main() {
     }
     play(action);
   });
+  replay.wire();
   setInterval(tick, 1000);
   // On a phone the board in words would stand between the board and the choices: folded, one tap away.
   if (matchMedia("(max-width: 700px)").matches) $("summary-box").open = false;

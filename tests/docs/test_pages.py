@@ -15,7 +15,13 @@ UNSPECIFIED = ("/healthz", "/readyz", "/metrics", "/play")
 #: The command line's sources: its parsers are built inside ``main`` (and the tournament and bot commands').
 CLI = "".join(
     (ROOT / path).read_text()
-    for path in ("service/cli.py", "tabletop_client/tournament_cli.py", "tabletop_client/runner/cli.py")
+    for path in (
+        "service/cli.py",
+        "service/replay_cli.py",
+        "tabletop_client/tournament_cli.py",
+        "tabletop_client/export_cli.py",
+        "tabletop_client/runner/cli.py",
+    )
 )
 
 

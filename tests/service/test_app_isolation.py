@@ -33,6 +33,7 @@ OPEN = {
     "getMe",
     "getMyEvents",
     "listMyMatches",
+    "returnEverywhere",  # the caller's own away seats (B's: none)
     "getLeaderboard",
     "createSeek",
     "listChallenges",
@@ -42,6 +43,8 @@ OPEN = {
     "createWebhook",
     "listWebhooks",
     "listTournaments",
+    "exportMyRecords",  # the caller's own player's records (B's: none of A's)
+    "exportAppRecords",  # the caller's own app's records
 }
 BODIES: dict[str, Any] = {
     "createMatch": {"game": "high_card", "seats": [{"player": "zoe"}, {"name": "x"}]},
@@ -174,7 +177,7 @@ def test_another_app_sees_nothing_of_this_app(
     world = World(client)
     headers = bearer(world.b.key) if credential == "app key" else world.b.as_("ann")
     url = re.sub(r"\{(\w+)\}", lambda m: world.params()[m.group(1)], path)
-    if operation in ("listMyMatches", "getMe", "getMyEvents") and credential == "app key":
+    if operation in ("listMyMatches", "getMe", "getMyEvents", "returnEverywhere") and credential == "app key":
         url += "?player=ann"
     resp = client.open(url, method=method, headers=headers, json=BODIES.get(operation))
     text = resp.get_data(as_text=True)

@@ -167,7 +167,8 @@ class Lifecycle:
             clock = copy.deepcopy(meta.clock)
             clocks.start_turn(clock, meta.seats, meta.to_move, self.now())
         events.append({"type": STARTED, "visible_to": "all"})
-        return replace(meta, status=ACTIVE if meta.to_move is not None else FINISHED, clock=clock)
+        life = {**meta.life, "started_at": self.now()}  # a record's header (service.domain.records)
+        return replace(meta, status=ACTIVE if meta.to_move is not None else FINISHED, clock=clock, life=life)
 
     # -- join -------------------------------------------------------------------------------------------
 

@@ -316,12 +316,14 @@ class MatchPlay:
                 self.config.idempotency_seconds,
             )
         outbox = self.commits.news.entry(meta, after, events)
+        clock_after = clocks.public(clock, to_move, updated, self.config.clock_warning_seconds)
         commit = self.store.commit(
             meta,
             game.encode(state),
             fields,
             events,
-            {"version": version, "seat": seat, "action": action},
+            # When it was committed and the clock after it: a record's decision (service.domain.records).
+            {"version": version, "seat": seat, "action": action, "at": updated, "clock": clock_after},
             self.config.retention_seconds if status == FINISHED else 0,
             record,
             outbox,

@@ -34,6 +34,7 @@ def register_blueprints(app: Flask, api: Api) -> None:
         matches,
         quota,
         ratings,
+        records,
         seeks,
         tournaments,
         webclient,
@@ -46,5 +47,8 @@ def register_blueprints(app: Flask, api: Api) -> None:
         api.register_blueprint(module.blp)
     for blueprint in (accounts.admin, accounts.players, accounts.me):
         api.register_blueprint(blueprint)
+    for blueprint in (records.match_records, records.exports):
+        api.register_blueprint(blueprint)
+    app.register_blueprint(records.schema_file)  # the record's JSON Schema: a document, as the spec
     app.register_blueprint(docs.blp)  # static files only: not part of the API spec
     app.register_blueprint(webclient.blp)  # the reference browser client, static files too

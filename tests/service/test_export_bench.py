@@ -1,0 +1,13 @@
+"""``bench/export.py`` runs (issue 45 point 2): a tiny export, its figures whole.  Its speed is the
+benchmark's to measure (``python -m bench.export``), never asserted here."""
+
+from __future__ import annotations
+
+from bench import export
+
+
+def test_the_export_benchmark_runs_and_reports_its_figures():
+    figures = export.main(["--matches", "40", "--templates", "1", "--baseline", "5"])
+    assert figures["records"] == 40
+    assert figures["records_per_s"] > 0 and figures["baseline_records_per_s"] > 0
+    assert figures["bytes_per_record"] > 100
