@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from service.encoding import loads
 from service.storage.lua import script
@@ -44,11 +45,17 @@ class RecordStore:
         """Each match's :class:`Stored` (``None``: gone), its events of the types ``leave_out`` left out,
         in one pipelined round trip."""
         skip = sorted(leave_out)
-        pipe = self.redis.pipeline(transaction=False)
-        for mid in match_ids:
-            self._read(keys=[match_key(mid, p) for p in ("meta", "events", "log")], args=skip, client=pipe)
+        keys = [[match_key(mid, p) for p in ("meta", "events", "log")] for mid in match_ids]
+        client: object = self.redis  # a cluster's client passes for a Redis (service.storage.client.connect)
+        if isinstance(client, RedisCluster):  # its pipelines run no scripts (and a batch spans slots)
+            replies = [self._read(keys=k, args=skip) for k in keys]
+        else:
+            pipe = self.redis.pipeline(transaction=False)
+            for k in keys:
+                self._read(keys=k, args=skip, client=pipe)
+            replies = pipe.execute()
         found: list[Stored | None] = []
-        for mid, (meta, events, log) in zip(match_ids, pipe.execute(), strict=True):
+        for mid, (meta, events, log) in zip(match_ids, replies, strict=True):
             if not meta:
                 found.append(None)
                 continue
