@@ -36,10 +36,15 @@ case "$cmd" in
     export PATH="$PWD/$VENV/bin:$PATH"
     "$VENV/bin/ruff" check .
     "$VENV/bin/lint-imports" --no-cache  # the layers import one way only (pyproject.toml)
-    "$VENV/bin/mypy"  # engine, service and workers, strict ([tool.mypy] in pyproject.toml)
     NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet  # the docs site: broken links fail it
+    # mypy (engine, service and workers, strict: [tool.mypy] in pyproject.toml) checks beside the tests,
+    # on CPU they leave idle (they wait on servers a third of the time); either failing fails the run.
+    "$VENV/bin/mypy" & typing=$!
     # worksteal: an idle test worker takes queued tests from a busy one (test durations vary 1000-fold)
-    exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist worksteal "$@" ;;
+    status=0
+    "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist worksteal "$@" || status=$?
+    wait "$typing" || status=1
+    exit "$status" ;;
   bench)
     for g in $("$VENV/bin/python" -c 'from engine.registry import GAMES; print(*GAMES)'); do
       "$VENV/bin/python" -m bench.engine --game "$g" --players 4 --games 200
