@@ -109,16 +109,17 @@ def test_a_restarted_runner_plays_the_decisions_and_answers_the_challenges_that_
 
 def test_a_restarted_runner_takes_back_a_seat_that_went_away_and_plays_it_to_the_end(app):
     """The bot's first decision times out while no runner runs, which (``max_timeouts`` 1) makes its
-    seat away: a stand-in plays it without waiting.  Ann's clock (her first timeout makes her away
-    too) gives the runner those seconds to take the seat back (``POST /v1/me/return``) at its start;
-    from then on the runner plays the bot's decisions."""
+    seat away: a stand-in plays it without waiting.  Ann's and Bob's clocks (the first timeout of each
+    makes them away too) give the runner those seconds to take the seat back (``POST /v1/me/return``)
+    at its start; from then on the runner plays the bot's decisions."""
+    app.put_player("bob", "Bob")
     clock = {"per_move_seconds": 3, "on_timeout": "random", "max_timeouts": 1}
-    seated = [{"player": "bot"}, {"player": "ann"}]
+    seated = [{"player": "bot"}, {"player": "ann"}, {"player": "bob"}]
     match_id = app.create_match("year_of_dragon", seated, time_control=clock)["id"]
     deadline = time.monotonic() + 30
     while not app.my_matches("bot", away=True)["matches"]:
         assert time.monotonic() < deadline, "the bot's seat never went away"
-        time.sleep(0.1)
+        time.sleep(0.05)
     runner = Runner(app.api.base_url, app.mint_token("bot")["token"], RandomBot(seed=3))
     run_until(runner, lambda r: r.stats.finished >= 1)
     assert app.match(match_id)["status"] == "finished"
