@@ -77,7 +77,20 @@ class Baseline:
         return self.codec.encode(self.action(state, seat))
 
 
-class BaselineBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel is untyped
+class _Memoryless(pyspiel.Bot):  # type: ignore[misc]  # pyspiel is untyped
+    """A bot that keeps nothing between decisions: OpenSpiel's notifications have nothing to update."""
+
+    def restart_at(self, state: Any) -> None:
+        return None
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        return None
+
+    def provides_policy(self) -> bool:
+        return False
+
+
+class BaselineBot(_Memoryless):
     """A level as an OpenSpiel bot for one seat of a game of :mod:`research.openspiel_game`.
 
     The bot keeps nothing between decisions (each is a fresh search of worlds sampled from the seat's
@@ -92,15 +105,6 @@ class BaselineBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel is untyped
 
     def player_id(self) -> int:
         return self._player_id
-
-    def restart_at(self, state: Any) -> None:
-        return None
-
-    def inform_action(self, state: Any, player_id: int, action: int) -> None:
-        return None
-
-    def provides_policy(self) -> bool:
-        return False
 
     def step(self, state: Any) -> int:
         return self.baseline.action_id(state.engine_state, self._player_id)
@@ -181,7 +185,7 @@ def features_of(state: Any, player: int) -> np.ndarray:
 _FEATURE_OBSERVERS: dict[str, Any] = {}
 
 
-class PolicyBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel is untyped
+class PolicyBot(_Memoryless):
     """A learner's policy (:data:`Policy`) as an OpenSpiel bot, so it can sit in ``evaluate_bots`` beside
     the baselines.  It acts for whichever seat is to move when asked (one bot can play any seat, as
     ``bench.strength`` rotates it); ``observe(state, player)`` builds the policy's observation, by default
@@ -201,15 +205,6 @@ class PolicyBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel is untyped
 
     def player_id(self) -> int:
         return -1 if self._player_id is None else self._player_id
-
-    def restart_at(self, state: Any) -> None:
-        return None
-
-    def inform_action(self, state: Any, player_id: int, action: int) -> None:
-        return None
-
-    def provides_policy(self) -> bool:
-        return False
 
     def step(self, state: Any) -> int:
         player = state.current_player()
