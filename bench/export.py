@@ -4,18 +4,25 @@ Issue 45 asks that an export of 10,000 matches stream at least 1,000 records/s. 
 starts a private Redis and ``tabletop serve`` (``--workers`` API processes, the admin token set), then:
 
 1. setup, through the API: the operator creates an app, the app names two players, and
-   ``--templates`` matches of ``--game`` between them are played to the end with random legal moves;
+   ``--templates`` matches of ``--game`` between them are played to the end with random legal moves
+   (each finishing commit keeps the match's full record: the bench checks that every template's is);
 2. the fast fixture: each template's keys (meta, events, action log) are copied (``DUMP``/``RESTORE``,
    pipelined) under new ids until there are ``--matches`` finished matches, each named in the app's
    finished index as a commit that finishes a match names it
    (:func:`service.storage.matches.finished_indexes`),
-   so the export reads them as it reads any;
-3. the export, timed: ``GET /v1/apps/me/records`` with ``limit`` = all of them, read line by line;
-   records/s, bytes/s and the server processes' peak memory growth, beside the baseline measured in
-   the same run: the same records read one match at a time (``GET /v1/matches/{id}/record``), as an
-   integration without the export would (over ``--baseline`` matches).
+   so the export reads them as it reads any.  A kept record names its match, so it is not copied: the
+   copies are matches whose records were never kept (as after a release that changes records);
+3. the exports, timed: ``GET /v1/apps/me/records`` with ``limit`` = all of them, read line by line,
+   twice.  The first builds every record at the read (and keeps it: the Redis memory that takes is
+   reported); the second writes the kept records, as an export of matches that finished through the
+   service does (the issue's figure).  Records/s, bytes/s and the server processes' memory growth,
+   beside the baseline measured in the same run: the same records read one match at a time
+   (``GET /v1/matches/{id}/record``), as an integration without the export would (over ``--baseline``
+   matches).
 
-Prints one table; ``--json`` writes the figures too.
+Prints one table; ``--json`` writes the figures too.  ``--against DIR --rounds N`` runs the same bench
+from another checkout (a ``git worktree`` of the code before) and this one in turn, N times each, and
+prints each figure's range for both (the machine may be shared: interleaving spreads its load).
 """
 
 from __future__ import annotations
@@ -23,14 +30,18 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import redis
 
-from bench.api import Client, free_port, start_server
+from bench.api import ROOT, Client, free_port, start_server
 from bench.procs import cpu_seconds, descendants, rss_mb, stop_server
 from devtools.private_redis import PrivateRedis
 from engine.registry import GAMES
@@ -133,6 +144,11 @@ def redis_seconds(client: redis.Redis) -> float:
     return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
 
 
+def redis_mb(client: redis.Redis) -> float:
+    """The Redis server's memory in use, in MB."""
+    return float(client.info("memory")["used_memory"]) / 1e6
+
+
 def one_by_one(port: int, key: str, ids: list[str]) -> float:
     """Seconds to read these matches' records one request each (the baseline)."""
     client = Client(port, reconnect=0)
@@ -158,7 +174,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--workers", type=int, default=1, help="API processes")
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--against", help="a checkout of the code before (a git worktree) to compare")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: runs of each, in turn")
     args = parser.parse_args(argv)
+    if args.against:
+        same = ("matches", "templates", "game", "baseline", "workers", "seed")
+        return compare(args.against, args.rounds, [f"--{k}={getattr(args, k)}" for k in same])
     with PrivateRedis() as redis_url:
         port = free_port()
         server = start_server(redis_url, port, args.workers, admin_token=ADMIN_TOKEN)
@@ -168,18 +189,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             client = redis.Redis.from_url(redis_url)
             status, me = Client(port).call("GET", "/v1/apps/me", None, {"Authorization": f"Bearer {key}"})
             assert status == 200, me
+            kept_at_finish = sum(bool(client.exists(match_key(mid, "record"))) for mid in templates)
             ids = copy_matches(client, me["id"], templates, args.matches)
-            before = rss_mb(server.pid)
-            cpu, redis_cpu = cpu_seconds(descendants(server.pid)), redis_seconds(client)
-            records, size, seconds = stream_export(port, key, args.matches)
-            cpu, redis_cpu = cpu_seconds(descendants(server.pid)) - cpu, redis_seconds(client) - redis_cpu
+            before, memory = rss_mb(server.pid), redis_mb(client)
+            runs = []
+            for _ in ("built at the read", "kept"):
+                cpu, redis_cpu = cpu_seconds(descendants(server.pid)), redis_seconds(client)
+                records, size, seconds = stream_export(port, key, args.matches)
+                cpu, redis_cpu = cpu_seconds(descendants(server.pid)) - cpu, redis_seconds(client) - redis_cpu
+                assert records == len(ids), (records, len(ids))
+                runs.append((records, size, seconds, cpu, redis_cpu))
+                if not runs[1:]:
+                    kept_mb = redis_mb(client) - memory
             after = rss_mb(server.pid)
             base_ids = ids[: max(1, min(args.baseline, len(ids)))]
             base_seconds = one_by_one(port, key, base_ids)
         finally:
             stop_server(server)
-    assert records == len(ids), (records, len(ids))
-    rate, base_rate = records / seconds, len(base_ids) / base_seconds
+    (records, _, cold_seconds, cold_cpu, _), (_, size, seconds, cpu, redis_cpu) = runs
+    rate, base_rate, cold_rate = records / seconds, len(base_ids) / base_seconds, records / cold_seconds
     figures = {
         "game": args.game,
         "records": records,
@@ -192,15 +220,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "server_cpu_s": round(cpu, 2),
         "records_per_server_cpu_s": round(records / cpu, 1) if cpu else None,
         "redis_cpu_s": round(redis_cpu, 2),
+        # The first export, which built every record (and kept it), and what keeping them took.
+        "built_records_per_s": round(cold_rate, 1),
+        "built_records_per_server_cpu_s": round(records / cold_cpu, 1) if cold_cpu else None,
+        "kept_redis_mb": round(kept_mb, 1),
+        "kept_bytes_per_record": round(kept_mb * 1e6 / max(records, 1)),
+        "templates_kept_at_finish": f"{kept_at_finish}/{len(templates)}",
         "baseline_records_per_s": round(base_rate, 1),
         "ratio_to_baseline": round(rate / base_rate, 2),
         "target_records_per_s": 1000,
     }
     print(
-        f"export of {records} {args.game} records: {rate:,.0f} records/s ({figures['mb_per_s']} MB/s, "
+        f"export of {records} kept {args.game} records: {rate:,.0f} records/s ({figures['mb_per_s']} MB/s, "
         f"{figures['bytes_per_record']} B/record), server RSS +{figures['server_rss_growth_mb']} MB, "
         f"{figures['records_per_server_cpu_s']} records per CPU-second of the API processes "
         f"(Redis {figures['redis_cpu_s']} CPU-s, API {figures['server_cpu_s']} CPU-s)"
+    )
+    print(
+        f"the first export, every record built at the read and kept: {cold_rate:,.0f} records/s "
+        f"({figures['built_records_per_server_cpu_s']} per API CPU-second); keeping them took Redis "
+        f"{figures['kept_redis_mb']} MB ({figures['kept_bytes_per_record']} B/record); records kept "
+        f"as their match finished: {figures['templates_kept_at_finish']} of the templates"
     )
     print(
         f"baseline, one GET /record each ({len(base_ids)}): {base_rate:,.0f} records/s; "
@@ -211,6 +251,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(figures, out, indent=2)
     return figures
+
+
+def compare(against: str, rounds: int, argv: list[str]) -> dict[str, list[Any]]:
+    """This bench from the checkout ``against`` and from this one, in turn, ``rounds`` times each (each
+    run a process of its own, its tree's code on its path): every figure's values, per checkout."""
+    runs: dict[str, list[Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(rounds):
+            for name, root in (("before", Path(against).resolve()), ("after", ROOT)):
+                out = Path(tmp) / f"{name}{i}.json"
+                env = {**os.environ, "PYTHONPATH": str(root)}
+                cmd = [sys.executable, "-m", "bench.export", *argv, "--json", str(out)]
+                subprocess.run(cmd, cwd=root, env=env, check=True)
+                for k, v in json.loads(out.read_text()).items():
+                    runs.setdefault(f"{name}.{k}", []).append(v)
+    for k, values in runs.items():
+        if all(isinstance(v, int | float) for v in values):
+            print(f"{k}: {min(values)} - {max(values)}   {values}")
+    return runs
 
 
 if __name__ == "__main__":

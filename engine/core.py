@@ -486,6 +486,10 @@ class GameRules(Generic[S]):
     #: ``sampling.sample_from_view(view, seat, rng, seen)``: a full state rebuilt from a seat's view
     #: (see :class:`Game`); every registered game has one, test doubles may not.
     sample_from_view: Callable[[dict[str, Any], int, random.Random, Any], S] | None = None
+    #: ``takeback.blocker(before, seat, action, after, events)``: what one step (a decision and its
+    #: forced steps) drew at random or revealed, as an :class:`engine.takeback.Blocker`, or ``None``
+    #: (engine/takeback.py); a game without one has no step taken back.
+    takeback: Callable[[S, int, Action, S, list[Event]], Any] | None = None
 
 
 def _action_events(rules: GameRules[S], state: S, seat: int, action: Action) -> list[Event]:
@@ -496,11 +500,17 @@ def _action_events(rules: GameRules[S], state: S, seat: int, action: Action) -> 
     return action_events(seat, action, public_action(state, action))
 
 
-def play_forced(rules: GameRules[S], state: S, events: list[Event]) -> None:
+def play_forced(
+    rules: GameRules[S],
+    state: S,
+    events: list[Event],
+    on_step: Callable[[S, int, Action], None] | None = None,
+) -> None:
     """Play every pending decision whose single legal action ``rules.forced`` lets the engine play, each
     action event marked ``"auto": True``, until a seat has a choice or the game is over; the last list
     computed stays cached.  The last step of every ``apply``; scenario builders call it too, to leave a
-    state where the rules would."""
+    state where the rules would.  ``on_step(state, seat, action)`` runs before each forced step: the
+    takebacks (engine/takeback.py) judge each step on its own."""
     forced = rules.forced
     if forced is None:
         return
@@ -512,6 +522,8 @@ def play_forced(rules: GameRules[S], state: S, events: list[Event]) -> None:
             return
         only = legal[0]
         seat = cast(int, rules.to_move(state))  # a legal action means a seat to move
+        if on_step is not None:
+            on_step(state, seat, only)
         for ev in _action_events(rules, state, seat, only):
             ev["auto"] = True
             events.append(ev)
@@ -582,7 +594,8 @@ class GameBase(Generic[S]):
         """``class China(GameBase[State], package=__package__)``: take what a game package declares
         from its role modules by their standard names (docs/adding-a-game.md): ``RULES.md``,
         ``components.DATA_NOTES``, the schemas of ``inputs`` and ``outputs``, and ``rules`` from the
-        entry points of the others (``flow.forced`` and ``view.public_action`` where they exist)."""
+        entry points of the others (``flow.forced``, ``view.public_action`` and ``takeback.blocker``
+        where they exist)."""
         super().__init_subclass__(**kwargs)
         if package is None:
             return
@@ -613,6 +626,7 @@ class GameBase(Generic[S]):
             public_action=getattr(view, "public_action", None),
             max_decisions=getattr(flow, "max_decisions", None),
             sample_from_view=role("sampling").sample_from_view,
+            takeback=role("takeback").blocker if find_spec(f"{package}.takeback") is not None else None,
         )
 
     def __init__(self) -> None:

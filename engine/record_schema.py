@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from engine.core import RESULT_FIELDS
-from engine.records import FORMAT, FULL, SEAT, SPECTATOR
+from engine.records import FORMAT, FORMAT_TAKEBACKS, FULL, SEAT, SPECTATOR
 
 _ISO = {"type": "string", "format": "date-time"}
 _NULL = {"type": "null"}
@@ -98,7 +98,27 @@ _DECISION = _object(
         "clock": _nullable({"type": "object", "description": "the match clock after it"}),
         "events": {"type": "array", "items": _EVENT},
     },
-    {"view": _VIEW},
+    {
+        "view": _VIEW,
+        "taken_back": {
+            "const": True,
+            "description": "the decision was taken back (format tabletop-record/2 only; docs/records.md)",
+        },
+    },
+)
+#: A takeback (format tabletop-record/2): the seat that asked and the decisions it took back.
+_TAKEBACK = _object(
+    {
+        "seat": _SEAT_NO,
+        "decisions": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1},
+            "minItems": 1,
+            "description": "the numbers (n) of the decisions taken back, ascending",
+        },
+        "requested_at": _nullable({**_ISO, "description": "null offline"}),
+        "accepted_at": _nullable({**_ISO, "description": "when the last acceptance came; null offline"}),
+    }
 )
 _RESULT = {
     "type": "object",
@@ -110,13 +130,35 @@ _RESULT = {
 _WITH_AUDIENCES = {"items": {"properties": {"events": {"items": {"required": ["visible_to"]}}}}}
 _WITHOUT_AUDIENCES = {"items": {"properties": {"events": {"items": {"not": {"required": ["visible_to"]}}}}}}
 
+#: ``include=chat``: the match's chat as the perspective may read it (the service's docs/api/chat.md).
+_CHAT = {
+    "type": "array",
+    "description": "the match's chat messages, oldest first (asked for with include=chat)",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "channel": {"enum": ["players", "spectators"]},
+            "author": {"type": "string"},
+            "seat": _nullable(_SEAT_NO),
+            "name": {"type": "string"},
+            "text": {"type": "string"},
+            "at": {"type": "number"},
+            "erased": {"type": "boolean"},
+        },
+        "required": ["id", "channel", "author", "seat", "name", "text", "at"],
+    },
+}
+
 RECORD_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Tabletop match record",
-    "description": f"A match record, format {FORMAT} (docs/records.md).",
+    "description": (
+        f"A match record, format {FORMAT} or, holding takebacks, {FORMAT_TAKEBACKS} (docs/records.md)."
+    ),
     **_object(
         {
-            "format": {"const": FORMAT},
+            "format": {"enum": [FORMAT, FORMAT_TAKEBACKS]},
             "perspective": {"enum": [FULL, SEAT, SPECTATOR]},
             "seat": _nullable(_SEAT_NO),
             "header": _HEADER,
@@ -124,9 +166,26 @@ RECORD_SCHEMA: dict[str, Any] = {
             "result": _nullable(_RESULT),
             "setup": _nullable(_object({"seed": {"type": "integer"}})),
         },
-        {"initial_view": _VIEW},
+        {
+            "initial_view": _VIEW,
+            "chat": _CHAT,
+            "takebacks": {
+                "type": "array",
+                "items": _TAKEBACK,
+                "minItems": 1,
+                "description": "the takebacks, in the order they took effect (format tabletop-record/2)",
+            },
+        },
     ),
     "allOf": [
+        {  # a /1 reader must never meet a taken-back decision: such a record is /2
+            "if": {"properties": {"format": {"const": FORMAT}}},
+            "then": {
+                "not": {"required": ["takebacks"]},
+                "properties": {"decisions": {"items": {"not": {"required": ["taken_back"]}}}},
+            },
+            "else": {"required": ["takebacks"]},
+        },
         {
             "if": {"properties": {"perspective": {"const": FULL}}},
             "then": {

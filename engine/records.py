@@ -33,10 +33,17 @@ from typing import Any
 import orjson
 
 from engine.core import Action, Event, Game, IllegalAction, Result, event_visible, resolve_options
+from engine.takeback import TakebackRefused, take_back
 
 #: The format id every record carries; bumped (``/2``) only for a change a reader of ``/1`` would misread
 #: (docs/records.md, "Versioning").
 FORMAT = "tabletop-record/1"
+#: The format of a record holding takebacks (taken-back decisions and ``takebacks``, issue 47): a reader of
+#: ``/1`` would replay a taken-back decision as played, so it must refuse such a record, and does by its
+#: format.  A record without takebacks keeps :data:`FORMAT`, unchanged.
+FORMAT_TAKEBACKS = "tabletop-record/2"
+#: Every format this module reads.
+FORMATS = (FORMAT, FORMAT_TAKEBACKS)
 #: The perspectives a record is written from.
 FULL, SEAT, SPECTATOR = "full", "seat", "spectator"
 #: Match status of a record of a game played to its end (the service's ``finished``).
@@ -116,6 +123,20 @@ def engine_version() -> str:
         return "0+unknown"
 
 
+def format_for(takebacks: Sequence[Any]) -> str:
+    """The format of a record with these ``takebacks``: :data:`FORMAT` without any, else
+    :data:`FORMAT_TAKEBACKS`."""
+    return FORMAT_TAKEBACKS if takebacks else FORMAT
+
+
+def in_force(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The decisions of ``record`` in force, in order: the live line, the ones not ``taken_back`` (all
+    of a :data:`FORMAT` record's).  What a reader that wants the game as it ended follows (the
+    trajectories of research.records); whether the marks match ``takebacks`` and the takebacks were
+    allowed is :func:`replay`'s check."""
+    return [d for d in record.get("decisions", []) if not d.get("taken_back")]
+
+
 def _games(games: Mapping[str, Game] | None) -> Mapping[str, Game]:
     if games is not None:
         return games
@@ -153,10 +174,17 @@ def record_of_play(
     rated: bool = False,
     tournament: str | None = None,
     created_at: str | None = None,
+    takebacks: Mapping[int, int] | None = None,
 ) -> dict[str, Any]:
     """The full record of a game played offline: ``actions`` (each decision's action, in order) or
     ``policy`` (called for each decision with the live state, which it must not change, and its legal
     actions) on ``setup(players, options, seed)``, to the end.
+
+    ``takebacks`` maps a decision's number ``n`` to a count ``k``: right after decision ``n`` is made,
+    its seat takes back its last ``k`` decisions in force (:func:`engine.takeback.take_back`, which
+    raises :class:`engine.takeback.TakebackRefused` where the rules refuse), and play goes on from the
+    position before them; ``actions`` then continue with the decision made next.  The record holds
+    the taken-back decisions (``taken_back``) and the ``takebacks``, in format :data:`FORMAT_TAKEBACKS`.
 
     Offline there is no clock: ``at``, ``clock``, ``time_control`` and ``started_at`` are null, each
     decision's ``version`` is its number, and the match id defaults to ``offline-<game>-<seed>``.
@@ -175,6 +203,8 @@ def record_of_play(
     state = game.setup(players, options, seed=seed)
     resolved = resolve_options(game.options, options)
     decisions: list[dict[str, Any]] = []
+    live: list[dict[str, Any]] = []  # the decisions in force
+    taken: list[dict[str, Any]] = []  # the record's takebacks
     steps = iter(actions) if actions is not None else None
     while (seat := game.to_move(state)) is not None:
         if steps is not None:
@@ -198,6 +228,23 @@ def record_of_play(
         if views:
             decision["view"] = game.view(state, None)
         decisions.append(decision)
+        live.append(decision)
+        if takebacks and n in takebacks:
+            count = takebacks[n]
+            state = take_back(
+                game, players, options, seed, [(d["seat"], d["action"]) for d in live], seat, count
+            )
+            undone, live = live[len(live) - count :], live[: len(live) - count]
+            for d in undone:
+                d["taken_back"] = True
+            taken.append(
+                {
+                    "seat": seat,
+                    "decisions": [d["n"] for d in undone],
+                    "requested_at": None,
+                    "accepted_at": None,
+                }
+            )
     if steps is not None and next(steps, None) is not None:
         raise ValueError(f"the game is over after {len(decisions)} decisions; more actions follow")
     header = {
@@ -227,12 +274,14 @@ def record_of_play(
         "status": FINISHED,
     }
     record: dict[str, Any] = {
-        "format": FORMAT,
+        "format": format_for(taken),
         "perspective": FULL,
         "seat": None,
         "header": header,
         "decisions": decisions,
     }
+    if taken:
+        record["takebacks"] = taken
     if views:
         record["initial_view"] = game.view(game.setup(players, options, seed=seed), None)
     record["result"] = game.result(state)
@@ -295,6 +344,8 @@ def restrict(
         "header": record["header"],
         "decisions": decisions,
     }
+    if "takebacks" in record:  # who took back which decisions is public: the decisions were
+        restricted["takebacks"] = record["takebacks"]
     if views is not None:
         restricted["initial_view"] = views[0]
     elif seat is None and "initial_view" in record:
@@ -332,8 +383,8 @@ def replay(
     ``None`` for the spectator) at every position; both index 0 for the start and ``n`` after decision
     ``n``.
     """
-    if record.get("format") != FORMAT:
-        raise RecordError(f"not a {FORMAT} record (format {record.get('format')!r})")
+    if record.get("format") not in FORMATS:
+        raise RecordError(f"not a {FORMAT} record (nor {FORMAT_TAKEBACKS}: format {record.get('format')!r})")
     if record.get("perspective") != FULL or not isinstance(record.get("setup"), dict):
         raise RecordError(
             f"only a full record (its seed included) can be replayed, not a {record.get('perspective')!r} one"
@@ -350,6 +401,7 @@ def replay(
         state = game.setup(header["players"], header["options"], seed=record["setup"]["seed"])
     except (ValueError, KeyError, TypeError) as exc:
         raise RecordError(f"the engine cannot set this record's game up: {exc}") from None
+    takebacks = _Takebacks(record, game, header, decisions)
     kept = [game.clone(state)] if states else None
     seen: dict[int | None, list[dict[str, Any]]] = {p: [game.view(state, p)] for p in views}
     if "initial_view" in record:
@@ -358,6 +410,7 @@ def replay(
     for n, decision in enumerate(decisions, start=1):
         if not isinstance(decision, dict):
             raise RecordMismatch(n, "decision", "an object", decision)
+        state = takebacks.due(n - 1, state)
         _check(n, "n", n, decision.get("n"))
         _check(n, "seat", game.to_move(state), decision.get("seat"))
         action: Any = decision.get("action")  # apply refuses what is not an action of the game
@@ -366,12 +419,15 @@ def replay(
         except IllegalAction as exc:
             raise RecordMismatch(n, "action", f"a legal action (refused: {exc})", action) from None
         _check_events(n, events, decision.get("events"))
+        takebacks.made(n, decision)
         if "view" in decision:
             _check(n, "view", game.view(state, None), decision["view"])
         if kept is not None:
             kept.append(game.clone(state))
         for p, list_ in seen.items():
             list_.append(game.view(state, p))
+    state = takebacks.due(n, state)
+    takebacks.finish(n)
     result = game.result(state)
     _check(n, "result", result, record.get("result"))
     recorded_rules = header.get("rules_version", "")
@@ -385,6 +441,79 @@ def replay(
         states=kept,
         views=seen,
     )
+
+
+class _Takebacks:
+    """The takebacks of a record as :func:`replay` meets them (format :data:`FORMAT_TAKEBACKS`).
+
+    Each takes effect as soon as its decisions are the latest in force, in the order of the list: the
+    one moment it can have happened, since a decision made after it would be in force and later.  It
+    must be one the engine allows (:func:`engine.takeback.take_back`: the seat's own latest decisions,
+    none of which drew or revealed); the play then goes on from the position before them.  A decision
+    is ``taken_back`` exactly when a takeback names it.
+    """
+
+    def __init__(
+        self, record: Mapping[str, Any], game: Game, header: Mapping[str, Any], decisions: list[Any]
+    ) -> None:
+        listed = record.get("takebacks", [])
+        if record.get("format") == FORMAT and ("takebacks" in record or _any_taken_back(decisions)):
+            raise RecordError(f"a {FORMAT} record holds no takebacks (they are format {FORMAT_TAKEBACKS})")
+        if not isinstance(listed, list) or not all(
+            isinstance(t, dict)
+            and isinstance(t.get("seat"), int)
+            and isinstance(t.get("decisions"), list)
+            and t["decisions"]
+            for t in listed
+        ):
+            raise RecordError(
+                "takebacks: a list of objects, each naming its seat and the decisions it took back"
+            )
+        self.listed: list[dict[str, Any]] = listed
+        self.undone = {n for t in listed for n in t["decisions"]}
+        self.next = 0  # the index of the next takeback to take effect
+        self.game, self.header, self.seed = game, header, record["setup"]["seed"]
+        self.live: list[tuple[int, int, Action]] = []  # (n, seat, action) of the decisions in force
+
+    def made(self, n: int, decision: Mapping[str, Any]) -> None:
+        _check(n, "taken_back", n in self.undone, bool(decision.get("taken_back", False)))
+        self.live.append((n, decision["seat"], decision["action"]))
+
+    def due(self, n: int, state: Any) -> Any:
+        """The state after every takeback that takes effect once decision ``n`` is made."""
+        while self.next < len(self.listed):
+            takeback = self.listed[self.next]
+            numbers = takeback["decisions"]
+            if len(numbers) > len(self.live) or [d for d, _, _ in self.live[-len(numbers) :]] != numbers:
+                return state
+            try:
+                state = take_back(
+                    self.game,
+                    self.header["players"],
+                    self.header["options"],
+                    self.seed,
+                    [(seat, action) for _, seat, action in self.live],
+                    int(takeback["seat"]),
+                    len(numbers),
+                )
+            except TakebackRefused as exc:
+                raise RecordMismatch(
+                    n, f"takebacks[{self.next}]", f"a takeback allowed ({exc})", takeback
+                ) from None
+            del self.live[-len(numbers) :]
+            self.next += 1
+        return state
+
+    def finish(self, n: int) -> None:
+        """Every takeback took effect, and the decisions marked ``taken_back`` are those they name."""
+        if self.next < len(self.listed):
+            raise RecordMismatch(
+                n, f"takebacks[{self.next}]", "decisions that are the latest in force", self.listed[self.next]
+            )
+
+
+def _any_taken_back(decisions: list[Any]) -> bool:
+    return any(isinstance(d, dict) and d.get("taken_back") for d in decisions)
 
 
 def _canon(obj: Any) -> bytes:

@@ -21,9 +21,10 @@ gets).
   canonical JSON hashed to one bucket): a bag of what was seen, the usual fixed-size compromise.
   Histories are kept *on demand* (:class:`SeatHistory`): a move only records its events; a seat's
   digest and bag are folded from them when something asks for that seat's information state, and
-  cached, so seats nobody reads cost nothing per move.  A view's tensor reuses the parts of the
-  view (its keys, and their items) already hashed for an earlier view, so only what changed is
-  flattened again; the values are the same as hashing every leaf afresh.
+  cached, so seats nobody reads cost nothing per move; even the initial views are hashed only when
+  a history is first read (a game keeps a copy of its initial state until then).  A view's tensor
+  reuses the parts of the view (its keys, and their items) already hashed for an earlier view, so
+  only what changed is flattened again; the values are the same as hashing every leaf afresh.
 * **Returns**: from the final ranking, linear in place: first +1, last -1 (``1 - 2 * place / (n - 1)``),
   so they sum to 0 and a win counts the same whatever the score margin.
 """
@@ -142,15 +143,17 @@ def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.
 def _split(doc: Any, path: str, depth: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
     """Append the leaves of ``doc``: each container item through :func:`_part`, the scalars as one
     more part."""
-    slots: list[int] = []
-    values: list[float] = []
+    scalars: dict[Any, Any] = {}
     items = doc.items() if isinstance(doc, dict) else enumerate(doc)
     for key, item in items:
         kind = type(item)
         if kind is dict or kind is list or kind is tuple:
             _part(f"{path}.{key}", item, depth, parts)
         else:
-            _flatten({key: item}, path, slots, values)
+            scalars[key] = item
+    slots: list[int] = []
+    values: list[float] = []
+    _flatten(scalars, path, slots, values)
     parts.append(_arrays(slots, values))
 
 
@@ -196,13 +199,16 @@ class _Step:
     """One ``apply``'s events, linked to the step before: the log every copy of a state shares up to
     where they part.  ``seen`` caches, per seat, that seat's history up to and including this step."""
 
-    __slots__ = ("events", "payloads", "prev", "seen")
+    __slots__ = ("events", "initial", "payloads", "prev", "seen")
 
     def __init__(self, prev: _Step | None, events: list[Event], seen: dict[int, Seen] | None = None) -> None:
         self.prev = prev
         self.events = events
         self.payloads: list[tuple[bytes, int]] | None = None  # (payload, bucket) per event, on demand
         self.seen = seen
+        #: At the root only, until its ``seen`` is computed: the game and a copy of the initial state,
+        #: whose views start every seat's history (hashed when a history is first read).
+        self.initial: tuple[Game, Any] | None = None
 
     def shown(self) -> list[tuple[bytes, int]]:
         if self.payloads is None:
@@ -243,18 +249,30 @@ class SeatHistory:
         return cls(len(seen) - 1, _Step(None, [], dict(enumerate(seen))))
 
     def ready(self, game: Game, state: Any) -> SeatHistory:
-        """This history with the initial views hashed; ``state`` must be the initial state."""
+        """This history, able to start from the initial views; ``state`` must be the initial state
+        (call it before the first move).  It keeps a copy of the state, whose views are hashed only
+        when a history is first read: a game nobody observes costs one ``clone``, not a view and its
+        hash per seat."""
         root = self.step
-        if root.prev is None and root.seen is None:
-            seats: list[int | None] = [*range(self.players), None]
+        if root.prev is None and root.seen is None and root.initial is None:
+            root.initial = (game, game.clone(state))
+        return self
+
+    @staticmethod
+    def _root_seen(root: _Step, players: int) -> dict[int, Seen]:
+        """Every seat's history at the root: the initial views hashed (once)."""
+        if root.seen is None:
+            assert root.initial is not None, "call ready() before the first move"
+            game, state = root.initial
+            seats: list[int | None] = [*range(players), None]
             root.seen = {
                 i: (chain(b"", canonical(game.view(state, s))), _empty_bag()) for i, s in enumerate(seats)
             }
-        return self
+            root.initial = None
+        return root.seen
 
     def after(self, events: list[Event]) -> SeatHistory:
         """The histories once ``events`` (from one ``apply``) were shown to whoever may see them."""
-        assert self.step.prev is not None or self.step.seen is not None, "call ready() before the first move"
         return SeatHistory(self.players, _Step(self.step, events))
 
     def seen(self, seat: int) -> Seen:
@@ -264,8 +282,11 @@ class SeatHistory:
         while step is not None and (step.seen is None or seat not in step.seen):
             path.append(step)
             step = step.prev
-        assert step is not None and step.seen is not None, "call ready() before reading a history"
-        digest, bag = step.seen[seat]
+        if step is None:  # the root, whose initial views are not hashed yet
+            step = path.pop()
+            digest, bag = self._root_seen(step, self.players)[seat]
+        else:
+            digest, bag = step.seen[seat]  # type: ignore[index]  # the loop stopped at a filled ``seen``
         if not path:
             return digest, bag
         viewer = None if seat == self.players else seat

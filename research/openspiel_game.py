@@ -41,10 +41,11 @@ Modelling choices, and why:
   the player count and options.
 * **Speed**: a move records its events and nothing else; observations, information states and
   their histories are computed when first asked for, per seat, and cached on the state (see
-  :mod:`research.observation`).  Python callers of ``legal_actions``, ``observation_tensor``,
-  ``information_state_tensor`` and the two strings get them straight from Python (the C++ route a
-  Python game otherwise takes costs several times the answer); C++ callers get the same values
-  through the observer.
+  :mod:`research.observation`).  Legal ids are found by the action object for the prebuilt actions
+  the games share (:class:`LegalIds`).  Python callers of ``legal_actions``, ``is_chance_node``,
+  ``observation_tensor``, ``information_state_tensor`` and the two strings get them straight from
+  Python (the C++ route a Python game otherwise takes costs several times the answer); C++ callers
+  get the same values through the observer.
 """
 
 from __future__ import annotations
@@ -111,32 +112,48 @@ def game_type(game: Game, name: str | None = None) -> pyspiel.GameType:
 
 
 class LegalIds:
-    """The ids of legal actions, through a cache keyed by each action's JSON: the codec's ``encode``
-    walks the action's fields, and the same few hundred actions come back move after move."""
+    """The ids of legal actions, through caches: the codec's ``encode`` walks the action's fields, and
+    the same few hundred actions come back move after move.
 
-    __slots__ = ("codec", "known")
+    Two caches: by each action's JSON (any action), and by the action *object* for the games that
+    list shared prebuilt actions (``engine.core.ActionTable``; legal actions are never mutated): an
+    object met a second time is the same action, found by ``id`` without serializing it.  Every
+    object keyed by ``id`` is kept alive by the JSON cache (the first object of each key), so its
+    ``id`` cannot be reused by another object while the entry exists."""
 
-    #: Bound on the cache (the actions of one game are finite, but never grow without a limit).
+    __slots__ = ("by_object", "codec", "known")
+
+    #: Bound on the caches (the actions of one game are finite, but never grow without a limit).
     LIMIT = 200_000
 
     def __init__(self, codec: ActionCodec) -> None:
         self.codec = codec
-        self.known: dict[bytes, int] = {}
+        self.known: dict[bytes, tuple[int, Any]] = {}  # JSON -> (id, the first object of that JSON)
+        self.by_object: dict[int, int] = {}  # id(object) -> action id, for objects seen twice
 
     def of(self, actions: list[Any]) -> dict[int, Any]:
         """Id -> action, for every action of ``actions`` (the first of any two with one id)."""
-        known = self.known
-        dumps = orjson.dumps
+        by_object = self.by_object.get
         out: dict[int, Any] = {}
         for action in actions:
-            key = dumps(action)
-            code = known.get(key)
+            code = by_object(id(action))
             if code is None:
-                code = self.codec.encode(action)
-                if len(known) < self.LIMIT:
-                    known[key] = code
+                code = self._slow(action)
             out.setdefault(code, action)
         return out
+
+    def _slow(self, action: Any) -> int:
+        key = orjson.dumps(action)
+        found = self.known.get(key)
+        if found is None:
+            code = self.codec.encode(action)
+            if len(self.known) < self.LIMIT:
+                self.known[key] = (code, action)
+            return code
+        code, first = found
+        if first is action:  # a shared object: from now on found by identity
+            self.by_object[id(action)] = code
+        return code
 
 
 _IDS: dict[str, LegalIds] = {}
@@ -239,7 +256,9 @@ class _Box:
     def apply(self, action: Any) -> None:
         """Apply an engine action; only its events are recorded (the seats' histories are folded from
         them when read, see :class:`SeatHistory`)."""
-        history = self.ready()
+        history = self.history
+        if history.step.prev is None:  # the first move: keep the initial state's views (see ready)
+            history = self.ready()
         self.history = history.after(self.game.apply(self.state, action))
         self.mover = self.game.to_move(self.state)
         self.legal = None
@@ -389,6 +408,11 @@ class TabletopState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         return (self._b or self.box).mover is None
+
+    def is_chance_node(self) -> bool:
+        """Never: chance is sampled inside ``apply`` (see the module docstring).  Answered in Python,
+        since OpenSpiel's own answer is a C++ call, in every loop that steps a game."""
+        return False
 
     def returns(self) -> list[float]:
         return rank_returns(self._game.engine, self.box.state, self._game.players)

@@ -1,5 +1,5 @@
-"""Match records (``tabletop-record/1``, see docs/records.md) as training data: per seat, what it saw,
-what it could do, what it did and what it got.
+"""Match records (``tabletop-record/1``, or ``/2`` with takebacks; see docs/records.md) as training data:
+per seat, what it saw, what it could do, what it did and what it got.
 
     from research.records import read_ndjson, to_arrays, trajectories
     trajs = [t for record in read_ndjson("dataset/records.ndjson") for t in trajectories(record)]
@@ -13,6 +13,11 @@ the PettingZoo ``"observation"``), the documented feature vector (``"features"``
 the bag of events the seat was shown, OpenSpiel's ``information_state_tensor``).  Nothing is read from
 the record but the deal, the players, the options and the actions: the observations are recomputed,
 never trusted from the file.
+
+A record with takebacks (``tabletop-record/2``) gives the trajectories of the live line: the decisions
+in force (:func:`engine.records.in_force`), as if the taken-back ones had never been made, so a step's
+observation is what the seat would see in the game as it ended, not what it saw before a takeback;
+``SeatTrajectory.decisions`` keeps the record's numbers, so they skip the taken-back decisions.
 
 The replay checks as it goes: each decision's seat is the seat the rules put to move, its action is
 legal there and its id (:mod:`research.actions`) maps back to that very action, and the final result is
@@ -36,14 +41,13 @@ import numpy as np
 import orjson
 import pyspiel
 
+from engine.records import FORMATS, in_force
 from engine.registry import get_game
 from research.actions import codec
 from research.openspiel_game import TabletopGame, load
 
 #: The observation kinds :func:`trajectories` builds.
 OBSERVATIONS = ("hashed", "features", "info_state")
-#: The record format this module reads.
-FORMAT = "tabletop-record/1"
 
 
 class RecordTrajectoryError(ValueError):
@@ -114,11 +118,12 @@ def game_of(record: dict[str, Any]) -> TabletopGame:
 
 
 def trajectories(record: dict[str, Any], observation: str = "hashed") -> list[SeatTrajectory]:
-    """Every seat's trajectory in ``record`` (a full ``tabletop-record/1`` document), seat order."""
+    """Every seat's trajectory in ``record`` (a full ``tabletop-record/1`` or ``/2`` document), seat
+    order; the taken-back decisions of a ``/2`` one are left out."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, not {observation!r}")
-    if record.get("format") != FORMAT:
-        raise RecordTrajectoryError(0, f"format {record.get('format')!r}, not {FORMAT!r}")
+    if record.get("format") not in FORMATS:
+        raise RecordTrajectoryError(0, f"format {record.get('format')!r}, not one of {', '.join(FORMATS)}")
     setup = record.get("setup")
     if record.get("perspective") != "full" or not setup:
         raise RecordTrajectoryError(0, "only a full record (a finished match) holds the deal to replay")
@@ -132,7 +137,7 @@ def trajectories(record: dict[str, Any], observation: str = "hashed") -> list[Se
     out = [
         SeatTrajectory(header.get("match_id"), header["game"], game.players, s) for s in range(game.players)
     ]
-    for decision in record["decisions"]:
+    for decision in in_force(record):
         n, seat = int(decision["n"]), int(decision["seat"])
         if state.is_terminal() or state.current_player() != seat:
             to_move = None if state.is_terminal() else state.current_player()
@@ -149,7 +154,7 @@ def trajectories(record: dict[str, Any], observation: str = "hashed") -> list[Se
         mine.rewards.append(0.0)
         mine.decisions.append(n)
         state.apply_action(code)
-    end = len(record["decisions"]) + 1
+    end = len(record["decisions"]) + 1  # the result's number: after every decision, taken back or not
     if not state.is_terminal():
         raise RecordTrajectoryError(end, "the record ends before the game does")
     if _plain(game.engine.result(state.engine_state)) != record.get("result"):

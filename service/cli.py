@@ -115,7 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 #: ``tabletop worker --lanes``: :data:`service.domain.matches.bots.LANES`'s names (not imported: this module
 #: stays clear of redis-py, see :func:`cmd_serve`; tests/workers check they agree).
-WORKER_LANES = ("quick", "think", "timeouts", "hints")
+WORKER_LANES = ("quick", "think", "timeouts", "hints", "push")
 
 
 def _lanes(text: str) -> str:

@@ -63,11 +63,31 @@ class Config:
     webhook_disable_after_seconds: float = 3 * 24 * 3600.0
     webhook_secret_grace_seconds: float = 24 * 3600.0
     webhook_max_endpoints: int = 20
+    #: Web Push (issue 48, see service/domain/push/): the server's VAPID private key (base64url of the
+    #: raw 32-byte P-256 key, or PEM; empty: generated once and kept in Redis), the contact push services
+    #: see in every signature (``mailto:`` or ``https:``), subscriptions one player may have, and seconds
+    #: a message is retried at most (never past its TTL).  Subscription URLs obey the webhook settings
+    #: above (https, public addresses) and are sent with ``webhook_timeout_seconds``.
+    vapid_private_key: str = ""
+    vapid_subject: str = "mailto:operator@localhost"
+    push_max_subscriptions: int = 10
+    push_retry_seconds: float = 3600.0
     #: Matchmaking (issue 27): seconds an open seek lives unless it says otherwise, seconds a challenge
     #: waits for its answers, and rated matches one bot player may play at once.
     seek_seconds: int = 15 * 60
     challenge_seconds: int = 24 * 3600
     bot_max_matches: int = 10
+    #: Takebacks (issue 47, service/domain/matches/takebacks.py): requests one seat may make in one
+    #: match (0: no takebacks), and seconds a request waits for its answers when the pending decision has
+    #: no deadline (with one, it expires with the clock).
+    takeback_limit: int = 3
+    takeback_seconds: float = 300.0
+    #: Chat (issue 47, service/domain/chat/): messages one author may write in one match's chat per
+    #: window of ``chat_rate_seconds`` (429 ``chat_rate_limited`` beyond), and characters of a message
+    #: at most after normalisation (422 beyond).  All at least 1.
+    chat_rate_limit: int = 5
+    chat_rate_seconds: float = 10.0
+    chat_max_length: int = 500
     #: Tournaments (issue 31): matches one tournament has under way at once unless it says otherwise,
     #: matches one tournament may have in all, and seconds between the workers' looks at the running
     #: and scheduled tournaments (what a dead process left half done, a start that came due).
@@ -155,6 +175,9 @@ class Config:
     bot_stall_seconds: int = 15
 
     def __post_init__(self) -> None:
+        for name in ("chat_rate_limit", "chat_rate_seconds", "chat_max_length"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{PREFIX}{name.upper()} must be positive")
         if self.redis_cluster and not self.queue_redis_url:
             raise ValueError(
                 "TABLETOP_REDIS_CLUSTER=true needs TABLETOP_QUEUE_REDIS_URL: RQ (bot turns, hints) does not "

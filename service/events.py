@@ -29,3 +29,15 @@ RESIGNED = "resigned"
 REMATCH = "rematch"
 #: The rematch offer ended before it started: declined, or withdrawn.
 REMATCH_DECLINED = "rematch_declined"
+#: Takebacks (:mod:`service.domain.matches.takebacks`): a seat asked to take back its latest decisions;
+#: one of the others accepted; one declined (or the requester withdrew); the decisions were taken back
+#: (every client reads the match again: the position is the one before them).
+TAKEBACK_REQUESTED = "takeback_requested"
+TAKEBACK_ACCEPTED = "takeback_accepted"
+TAKEBACK_DECLINED = "takeback_declined"
+TAKEBACK = "takeback"
+#: A chat message of the match (its ``message``: :mod:`service.domain.chat`); the players' channel only
+#: reaches the seats, the spectators' channel everyone.
+CHAT = "chat"
+#: A chat message was deleted by a moderator (``message_id``, ``channel``): clients drop it.
+CHAT_DELETED = "chat_deleted"

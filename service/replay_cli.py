@@ -1,5 +1,7 @@
 """``tabletop replay FILE``: replay match records through the engine and say, per record, that it
-replays or where it first differs (:func:`engine.records.replay`; docs/records.md).
+replays or where it first differs (:func:`engine.records.replay`; docs/records.md).  Both formats:
+``tabletop-record/1`` and ``/2`` (with takebacks, each checked to be one the rules allow; the line then
+says how many of the decisions were taken back).
 
 FILE (``-`` for stdin) holds one record (a JSON document, pretty-printed or not) or many, one per line
 (NDJSON, as ``tabletop export`` and the export endpoints write them; their ``cursor`` lines are skipped).
@@ -67,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
             rules = (
                 "" if done.same_rules else f" (recorded under rules {done.rules_version}; they changed since)"
             )
-            print(f"{where} {name}: OK, {done.decisions} decisions{rules}")
+            undone = sum(len(t["decisions"]) for t in record.get("takebacks", []))  # a /2 record's
+            taken = f" ({undone} taken back)" if undone else ""
+            print(f"{where} {name}: OK, {done.decisions} decisions{taken}{rules}")
     print(f"{replayed} replayed, {failed} failed", file=sys.stderr)
     return FAILED if failed or not replayed else DONE
 

@@ -23,7 +23,11 @@ from engine.core import Game
 from engine.registry import GAMES
 from service.config import Config
 from service.domain.accounts import Accounts
+from service.domain.chat.chat import Chat
+from service.domain.chat.data import ChatData
+from service.domain.chat.moderation import Moderation
 from service.domain.feeds.decisions import pending_decision
+from service.domain.identity import split_player_key
 from service.domain.matches.bots import BotQueue
 from service.domain.matches.operations import Matches
 from service.domain.matchmaking.challenges import Challenges
@@ -32,16 +36,31 @@ from service.domain.matchmaking.seeks import Seeks
 from service.domain.outbox.entries import Outbox
 from service.domain.outbox.notes import FeedSubscriber, Notes
 from service.domain.outbox.ratings import RatingSubscriber
+from service.domain.outbox.records import RecordSubscriber
 from service.domain.outbox.tournaments import TournamentSubscriber
+from service.domain.privacy.erasure import Privacy
+from service.domain.privacy.matches import MatchData
+from service.domain.privacy.matchmaking import ChallengeData, SeekData
+from service.domain.privacy.parts import PlayerData
+from service.domain.privacy.players import FeedData, ProfileData
+from service.domain.privacy.ratings import RatingData
+from service.domain.privacy.tournaments import TournamentData
+from service.domain.privacy.webhooks import WebhookData
+from service.domain.push.push import Push
 from service.domain.ratings import Ratings
+from service.domain.records.keeping import Keeper
 from service.domain.tournaments.scheduler import TournamentScheduler
 from service.domain.tournaments.tournaments import Tournaments
 from service.domain.webhooks.webhooks import Webhooks
 from service.storage.accounts import AccountStore
 from service.storage.challenges import ChallengeStore
+from service.storage.chat import ChatStore
 from service.storage.client import connect
 from service.storage.matches import Store, connect_store, now
+from service.storage.privacy import PrivacyStore
+from service.storage.push import PushStore
 from service.storage.ratings import RatingStore
+from service.storage.records import RecordStore
 from service.storage.seeks import SeekStore
 from service.storage.tournaments import TournamentStore
 from service.storage.webhooks import WebhookStore
@@ -59,8 +78,11 @@ class Wiring:
     webhooks: Webhooks
     ratings: Ratings
     bots: BotQueue
-    #: Feeds a note to a player and hands it to the app's webhooks (the ``note`` sink).
+    #: Feeds a note to a player and hands it to the app's webhooks and the player's push subscriptions
+    #: (the ``note`` sink).
     notes: Notes
+    #: Players' push subscriptions, the server's VAPID key and push deliveries (service/domain/push/).
+    push: Push
     #: The matches' outbox and its subscribers (feeds and webhooks, ratings, tournaments).
     outbox: Outbox
     matches: Matches
@@ -70,6 +92,13 @@ class Wiring:
     tournaments: Tournaments
     #: What runs tournaments: their matches made, results recorded, the keeper's sweep.
     tournament_scheduler: TournamentScheduler
+    #: Every kind of data stored about a player, one part each (issue 48), and the requests over them:
+    #: a player's export, deletion and the app's audit log of both.
+    player_data: list[PlayerData]
+    privacy: Privacy
+    #: Matches' chats (service/domain/chat/): messages, and their moderation.
+    chat: Chat
+    moderation: Moderation
 
 
 def build(
@@ -107,12 +136,32 @@ def build(
     if webhooks is None:
         webhooks = Webhooks(WebhookStore(redis), config)
     ratings = Ratings(RatingStore(redis), config)
-    notes = Notes(account_store, webhooks)
+    push = Push(PushStore(redis), store.queue, config)
+    notes = Notes(account_store, webhooks, push)
     outbox = Outbox(account_store, [FeedSubscriber(notes), RatingSubscriber(ratings, account_store)])
     matches = Matches(
         store, games, config, accounts=accounts, bot_queue=bot_queue, news=outbox, clock=clock, seen=seen
     )
     make_match = MatchMaker(matches.create, store.exists)
+    chat_store = ChatStore(redis)
+    privacy_store = PrivacyStore(redis)  # its secret keys spectators' chat handles and placeholders
+
+    def player_name(key: str) -> str | None:  # a spectator's name in a chat: its profile's
+        found = account_store.player(*split_player_key(key))
+        return found.name if found is not None else None
+
+    chat = Chat(
+        chat_store,
+        matches.reading,
+        player_name,
+        notes.note,
+        clock,
+        privacy_store.secret,
+        rate=(config.chat_rate_limit, config.chat_rate_seconds),
+        max_text=config.chat_max_length,
+        retention=config.retention_seconds,
+    )
+    moderation = Moderation(chat_store, chat, clock, retention=config.retention_seconds)
     seek_store = SeekStore(redis)
     seeks = Seeks(
         seek_store,
@@ -157,12 +206,27 @@ def build(
     # The loops, closed here: a tournament match's end reaches the scheduler through the outbox, and an
     # app's revocation reaches everything long-lived of the app (issue 42).
     outbox.subscribe(TournamentSubscriber(scheduler))
+    outbox.subscribe(RecordSubscriber(Keeper(RecordStore(redis), games)))  # a finished match's record, kept
     accounts.app_revoked += [
         webhooks.disable_app,
         tournaments.cancel_all,
         seeks.close_app,
         challenges.close_app,
     ]
+    # Player data (issue 48): each kind of data stored about a player is one part, which the export
+    # and the deletion cover; a feature that stores player data appends its part to this list.
+    player_data: list[PlayerData] = [
+        MatchData(matches, account_store, privacy_store),
+        SeekData(seeks),
+        ChallengeData(challenges, privacy_store),
+        TournamentData(tournament_store, scheduler.forget_spec),
+        RatingData(ratings.store, games),
+        WebhookData(webhooks.store),
+        FeedData(account_store),
+        push.data,
+        ChatData(chat_store, account_store, store, privacy_store, webhooks.store),
+    ]
+    privacy = Privacy(accounts, privacy_store, ProfileData(account_store, privacy_store), player_data)
     return Wiring(
         config=config,
         games=games,
@@ -172,12 +236,17 @@ def build(
         ratings=ratings,
         bots=bot_queue,
         notes=notes,
+        push=push,
         outbox=outbox,
         matches=matches,
         seeks=seeks,
         challenges=challenges,
         tournaments=tournaments,
         tournament_scheduler=scheduler,
+        player_data=player_data,
+        privacy=privacy,
+        chat=chat,
+        moderation=moderation,
     )
 
 

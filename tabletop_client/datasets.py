@@ -5,11 +5,11 @@ datasheet saying what they are and how they were made.
 
 This side creates the matches (with an app key when given: the app's private matches) and waits for
 them; the server's bot workers play every seat.  Each finished match's full record
-(``GET /v1/matches/{id}/record``, format ``tabletop-record/1``: the deal's seed, every decision, the
-result) is appended to ``records.ndjson.part`` as soon as it is read, so memory stays flat however
-many matches there are; at the end it becomes ``records.ndjson``, and ``datasheet.json`` and
-``datasheet.md`` are written beside it (a run that fails leaves the ``.part`` file, never a file that
-looks whole).  ``research.records``
+(``GET /v1/matches/{id}/record``, format ``tabletop-record/1``, as bots take nothing back: the deal's seed,
+every decision, the result) is appended to ``records.ndjson.part`` as soon as it is read, so memory stays flat
+however many matches there are; at the end it becomes ``records.ndjson``, and ``datasheet.json`` and
+``datasheet.md`` are written beside it (a run that fails leaves the ``.part`` file, never a file that looks
+whole).  ``research.records``
 turns the records into the adapters' trajectories (docs/research.md).
 
 A few matches are in play at once (``parallel``): enough to keep several workers busy, few enough not

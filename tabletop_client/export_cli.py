@@ -1,7 +1,7 @@
-"""``tabletop export``: the full records of finished matches (format ``tabletop-record/1``) to a file or
-stdout, one a line (NDJSON): the app's, a player's or a tournament's, following the export's cursors to
-the end.  Records expire with their matches (``TABLETOP_RETENTION_SECONDS``): a nightly
-``tabletop export --since <yesterday> --out records-<date>.ndjson`` archives them (docs/records.md).
+"""``tabletop export``: the full records of finished matches (format ``tabletop-record/1``, ``/2`` for one
+with takebacks) to a file or stdout, one a line (NDJSON): the app's, a player's or a tournament's, following
+the export's cursors to the end.  Records expire with their matches (``TABLETOP_RETENTION_SECONDS``): a
+nightly ``tabletop export --since <yesterday> --out records-<date>.ndjson`` archives them (docs/records.md).
 
 The file is written as ``<out>.part`` and renamed when the export is whole, so a file that exists is
 complete.  Exit status: 0 done, 1 refused or unreachable (one line on stderr), 2 a usage error.

@@ -1,6 +1,6 @@
-"""Match records (format ``tabletop-record/1``, docs/records.md): one match's, and the exports of many
-finished matches (NDJSON, resumable by cursor): :class:`~tabletop_client.Client`'s, the credential an
-argument of each call."""
+"""Match records (format ``tabletop-record/1``, ``/2`` when one holds takebacks; docs/records.md): one
+match's, and the exports of many finished matches (NDJSON, resumable by cursor):
+:class:`~tabletop_client.Client`'s, the credential an argument of each call."""
 
 from __future__ import annotations
 

@@ -112,17 +112,21 @@ def post(
     body_cap: int = 4096,
     resolve: Resolver = resolve_host,
     ssl_context: ssl.SSLContext | None = None,
+    content_type: str = CONTENT_TYPE,
 ) -> Reply:
     """POST ``body`` (JSON) with ``headers`` to ``url`` once, within ``timeout`` seconds in all.
 
     ``allow_private``/``allow_http`` are the operator's settings; ``resolve`` turns the host into
     addresses (injected by tests); ``ssl_context`` replaces the default one (system CAs, host name
-    checked), e.g. to trust a test's self-signed certificate."""
+    checked), e.g. to trust a test's self-signed certificate; ``content_type`` names the body's type
+    (Web Push sends encrypted bytes, ``application/octet-stream``: :mod:`workers.push`)."""
     started = time.monotonic()
     deadline = started + timeout
     attempt = _Attempt(deadline)
     try:
-        attempt.run(url, body, headers, allow_private, allow_http, body_cap, resolve, ssl_context)
+        attempt.run(
+            url, body, headers, allow_private, allow_http, body_cap, resolve, ssl_context, content_type
+        )
     except _Refused as refusal:
         attempt.error = refusal.reason
     except (OSError, http.client.HTTPException, ValueError) as exc:
@@ -159,6 +163,7 @@ class _Attempt:
         body_cap: int,
         resolve: Resolver,
         ssl_context: ssl.SSLContext | None,
+        content_type: str = CONTENT_TYPE,
     ) -> None:
         try:
             target = split_url(url, allow_http=allow_http)
@@ -170,7 +175,7 @@ class _Attempt:
             address, kind = refusal
             log.warning("webhooks: not connecting to %s: it resolves to %s (%s)", target.host, address, kind)
             raise _Refused(f"refused: {refusal_text(target.host, kind)}")
-        request_headers = _request_headers(headers)
+        request_headers = _request_headers(headers, content_type)
         _left(self.deadline)  # resolving may have used it all
         context = None
         if target.scheme == "https":
@@ -236,10 +241,10 @@ def _resolve(target: Target, resolve: Resolver) -> list[str]:
     return addresses
 
 
-def _request_headers(headers: dict[str, str]) -> dict[str, str]:
+def _request_headers(headers: dict[str, str], content_type: str = CONTENT_TYPE) -> dict[str, str]:
     """The caller's headers over the client's own; one that could split the request (a line break,
     a name that is no token) is refused rather than sent."""
-    merged = {"Content-Type": CONTENT_TYPE, "User-Agent": USER_AGENT}
+    merged = {"Content-Type": content_type, "User-Agent": USER_AGENT}
     for name, value in headers.items():
         if _HEADER_NAME.fullmatch(name) is None or any(ch in value for ch in "\r\n\0"):
             raise _Refused(f"request: header {name[:40]!r} cannot be sent")

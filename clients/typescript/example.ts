@@ -112,6 +112,14 @@ export function notify(entry: Schemas["FeedEntry"]): string {
       return `${entry.tournament_name ?? "a tournament"}, round ${entry.round ?? "?"}: your match ${where}`;
     case "tournament_over":
       return `${entry.tournament_name ?? "a tournament"} is ${entry.status}: you ranked ${entry.rank ?? "?"}`;
+    case "takeback_requested":
+      return `seat ${entry.requested_by ?? "?"} asks to take back ${where}: answer by ${entry.expires_at ?? "?"}`;
+    case "takeback_accepted":
+      return `decisions taken back in ${where}`;
+    case "takeback_declined":
+      return `takeback declined in ${where}`;
+    case "chat_message":
+      return `${entry.chat?.name ?? "someone"} in ${where}: ${entry.chat?.text ?? ""}`;
     default: {
       const unknown: never = entry.type; // a new kind of entry fails to compile
       return unknown;

@@ -52,8 +52,9 @@ class BadName(ValueError):
     """A name the rule refuses; the message says why, for the 422 naming the field."""
 
 
-def normalise(raw: str) -> str:
-    """``raw`` as it will be stored and shown, or :class:`BadName` saying why it is refused."""
+def normalise(raw: str, max_length: int = MAX_LENGTH) -> str:
+    """``raw`` as it will be stored and shown, or :class:`BadName` saying why it is refused;
+    ``max_length`` for text held to the same rule that may be longer (a chat message)."""
     name = " ".join(part for part in unicodedata.normalize("NFKC", raw).split(" ") if part)
     for position, char in enumerate(name):
         reason = _refusal(char)
@@ -62,8 +63,8 @@ def normalise(raw: str) -> str:
     if not name:
         raise BadName("is empty once spaces are removed")
     _check_marks(name)
-    if len(name) > MAX_LENGTH:
-        raise BadName(f"is longer than {MAX_LENGTH} characters")
+    if len(name) > max_length:
+        raise BadName(f"is longer than {max_length} characters")
     return name
 
 

@@ -149,7 +149,11 @@ def create_app(config: Config | None = None, games: dict[str, Game] | None = Non
         ratings=domain.ratings,
         tournaments=domain.tournaments,
         tournament_scheduler=domain.tournament_scheduler,
+        privacy=domain.privacy,
         outbox=domain.outbox,
+        push=domain.push,
+        chat=domain.chat,
+        moderation=domain.moderation,
     )
     idempotency.install(app, config, store.redis)  # Idempotency-Key records, beside the match state
     plugins = [limits.RateLimitDoc(), idempotency.IdempotencyDoc()]

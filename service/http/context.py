@@ -14,11 +14,15 @@ from flask import current_app, g, request
 
 from service.config import Config
 from service.domain.accounts import Accounts
+from service.domain.chat.chat import Chat
+from service.domain.chat.moderation import Moderation
 from service.domain.identity import Caller
 from service.domain.matches.operations import Matches
 from service.domain.matchmaking.challenges import Challenges
 from service.domain.matchmaking.seeks import Seeks
 from service.domain.outbox.entries import Outbox
+from service.domain.privacy.erasure import Privacy
+from service.domain.push.push import Push
 from service.domain.ratings import Ratings
 from service.domain.tournaments.scheduler import TournamentScheduler
 from service.domain.tournaments.tournaments import Tournaments
@@ -44,7 +48,12 @@ class Services:
     ratings: Ratings
     tournaments: Tournaments
     tournament_scheduler: TournamentScheduler
+    #: Player data: exports, deletions and the app's audit log of them (issue 48).
+    privacy: Privacy
     outbox: Outbox
+    push: Push
+    chat: Chat
+    moderation: Moderation
 
 
 def services() -> Services:

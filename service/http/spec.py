@@ -211,17 +211,35 @@ def register_components(spec: APISpec, games: dict[str, Game]) -> None:
             board = _copy(board)
             board.pop("title", None)
             spec.components.schema(f"{g}BoardLayout", component=board)
+        entry_version = {"type": "integer", "description": "The version this entry produced."}
         spec.components.schema(
             f"{g}LogEntry",
             component={
-                "type": "object",
-                "properties": {
-                    "version": {"type": "integer", "description": "The version this action produced."},
-                    "seat": {"type": "integer"},
-                    "action": {**shown_action, "description": "The action, as the caller may see it."},
-                },
-                "required": ["version", "seat", "action"],
-                "additionalProperties": False,
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "description": "A decision.",
+                        "properties": {
+                            "version": entry_version,
+                            "seat": {"type": "integer"},
+                            "action": {**shown_action, "description": "The action, as the caller sees it."},
+                        },
+                        "required": ["version", "seat", "action"],
+                        "additionalProperties": False,
+                    },
+                    {
+                        "type": "object",
+                        "description": "A takeback: `seat`'s last `takeback` decisions in force were "
+                        "taken back (replaying the log undoes them here).",
+                        "properties": {
+                            "version": entry_version,
+                            "seat": {"type": "integer"},
+                            "takeback": {"type": "integer", "minimum": 1},
+                        },
+                        "required": ["version", "seat", "takeback"],
+                        "additionalProperties": False,
+                    },
+                ]
             },
         )
         by_type = {}

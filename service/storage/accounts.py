@@ -313,6 +313,15 @@ class AccountStore:
         if match_ids:
             self.redis.zrem(player_slot_key(key, "matches"), *match_ids)
 
+    def unlist_player(self, app: str, player: str) -> int:
+        """Take a deleted player out of the app's list of players (issue 48): 1, or 0 if not there."""
+        return int(self.redis.zrem(app_key(app, "players"), player))
+
+    def drop_feed(self, key: str) -> int:
+        """Drop the player's feed and its note marks (a deletion, issue 48): the keys there were.  Both
+        live in the player's slot; a cluster's client splits a ``DEL`` by slot anyway."""
+        return int(self.redis.delete(player_slot_key(key, "feed"), player_slot_key(key, "fed")))
+
     # -- feeds --------------------------------------------------------------------------------------
 
     def feed_after(self, key: str, after: str, count: int | None = None) -> list[FeedEntry]:

@@ -129,3 +129,12 @@ class ChallengeStore:
     def unindex_challenges(self, key: str, challenge_ids: list[str]) -> None:
         if challenge_ids:
             self.redis.zrem(player_slot_key(key, "challenges"), *challenge_ids)
+
+    def drop_challenge(self, app: str, challenge_id: str) -> None:
+        """Drop a challenge whole, and its expiry and to-do marks (a participant's deletion, issue 48).
+        Three slots: one command each (a cluster's pipeline sends each to its own node)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(challenge_key(app, challenge_id))
+        pipe.zrem(_CHALLENGE_EXPIRY, f"{app}:{challenge_id}")
+        pipe.zrem(_CHALLENGE_TODO, f"{app}:{challenge_id}")
+        pipe.execute()

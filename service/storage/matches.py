@@ -14,6 +14,8 @@ Cluster slot and the commit script may touch all of it):
                         players, until it is in their feeds (:mod:`service.storage.accounts`)
 ``tt:{m:<id>}:idem:<sha256(token, key)>``  a stored move response, with its own TTL
 ``tt:{m:<id>}:hint:<seat>``  the id of the hint job the seat asked for last (:mod:`service.storage.hints`)
+``tt:{m:<id>}:chat``, ``...:chat:players``, ``...:chat:spectators``, ``...:chat:reports``  the match's chat
+                        (:mod:`service.storage.chat`): the commit gives them the match's lifetime
 
 Every commit also publishes the new version on the pub/sub channel named like the events stream, so
 one subscriber per API process learns of new events without polling (see :mod:`service.live`); the
@@ -65,6 +67,9 @@ STATUSES = (WAITING, ACTIVE, FINISHED, ABORTED)
 OVER_STATUSES = frozenset({FINISHED, ABORTED})
 
 _SEQ = "tt:seq"
+#: The parts of a match's chat keys (:mod:`service.storage.chat`): every commit that sets or drops the
+#: match's time to live does the same to them (``lua/match_commit.lua``), so the chat goes with the match.
+CHAT_PARTS = ("chat", "chat:players", "chat:spectators", "chat:reports")
 _ALL = "*"
 
 
@@ -463,7 +468,7 @@ class Store:
         match's outbox with the commit (:meth:`service.domain.outbox.entries.Outbox.drain` delivers it).
         """
         mid = meta.id
-        keys = [_key(mid, p) for p in ("meta", "state", "events", "log", "outbox")]
+        keys = [_key(mid, p) for p in ("meta", "state", "events", "log", "outbox", *CHAT_PARTS)]
         record, ttl = "", 0
         if idempotency is not None:
             key, record, ttl = idempotency

@@ -227,6 +227,21 @@ class RatingStore:
             out[game] = (record, int(better) + 1, [json.loads(e) for e in entries])
         return out
 
+    def drop_rater(self, app: str, game: str, rater: str) -> bool:
+        """Drop ``rater``'s rating, board place and history in ``game`` at once (one slot: the app's
+        ratings in the game; a deleted player, issue 48); whether it was rated there."""
+        raw = self.redis.hget(slot_key(app, game, "ratings"), rater)
+        if raw is None:
+            return False
+        record = json.loads(raw)
+        member = board_member(float(record["ordinal"]), rater)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(slot_key(app, game, "ratings"), rater)
+        pipe.zrem(slot_key(app, game, f"board:{record['pool']}"), member)
+        pipe.delete(slot_key(app, game, f"history:{rater}"))
+        pipe.execute()
+        return True
+
     def history(self, app: str, game: str, rater: str, count: int) -> list[dict[str, Any]]:
         """The ``count`` most recent history entries of ``rater`` in ``game``, newest first."""
         raw = cast(list[bytes], self.redis.lrange(slot_key(app, game, f"history:{rater}"), 0, count - 1))

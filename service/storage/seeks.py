@@ -40,6 +40,7 @@ the seek enters its pool; a bot player claims a place under its cap (:meth:`Seek
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -295,3 +296,26 @@ class SeekStore:
 
     def bookings(self, key: str) -> dict[str, float]:
         return dict(scored(self.redis.zrange(player_slot_key(key, "bookings"), 0, -1, withscores=True)))
+
+    # -- a player's deletion (issue 48) ----------------------------------------------------------------
+
+    def records(self, pool: Pool) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every (seek id, seek as posted) of the pool, a few at a time (``HSCAN``: never blocking Redis)."""
+        for seek_id, raw in self.redis.hscan_iter(pool.key("seeks"), count=500):
+            yield decoded(seek_id), json.loads(raw)
+
+    def drop_seek(self, pool: Pool, seek_id: str) -> None:
+        """Take a closed seek out of its pool at once (one slot: the pool's): its record, status,
+        compatibility and every index that may still list it."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(pool.key("seeks"), seek_id)
+        pipe.hdel(pool.key("status"), seek_id)
+        pipe.hdel(pool.key("compat"), seek_id)
+        for part in ("open", "expiry", "botwait", "tell", "closed"):
+            pipe.zrem(pool.key(part), seek_id)
+        pipe.execute()
+
+    def drop_claims(self, key: str) -> None:
+        """Drop the player's seek claims and bot bookings (both in the player's slot; a cluster's client
+        splits a ``DEL`` by slot anyway)."""
+        self.redis.delete(player_slot_key(key, "seeks"), player_slot_key(key, "bookings"))

@@ -254,6 +254,11 @@ class TournamentStore:
         raw = self.redis.hget(tournament_key(app, tid, "doc"), "spec")
         return None if raw is None else dict(json.loads(raw))
 
+    def rewrite_spec(self, app: str, tid: str, spec: dict[str, Any]) -> None:
+        """Replace the tournament's spec: only a player's deletion does (issue 48: its entrant becomes
+        a bot named by the placeholder); the caller tells the schedulers that may keep the old one."""
+        self.redis.hset(tournament_key(app, tid, "doc"), "spec", json.dumps(spec))
+
     def start(self, app: str, tid: str, now: float) -> str:
         return decoded(self._start(keys=self.keys(app, tid), args=[repr(now)]))
 

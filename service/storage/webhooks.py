@@ -42,6 +42,7 @@ moved the score later or dropped it, so a wake-up written meanwhile by another l
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,6 +260,39 @@ class WebhookStore:
         return [
             (json.loads(s), b or b"") if s is not None else None for s, b in zip(states, bodies, strict=True)
         ]
+
+    # -- a player's deletion (issue 48) -----------------------------------------------------------------
+
+    def bodies(self, app: str, endpoint: str) -> Iterator[tuple[str, bytes]]:
+        """Every (message id, payload) of the endpoint, a few at a time (``HSCAN``: never blocking Redis)."""
+        for mid, body in self.redis.hscan_iter(endpoint_key(app, endpoint, "body"), count=500):
+            yield decoded(mid), body
+
+    def replace_body(self, app: str, endpoint: str, message_id: str, body: bytes) -> None:
+        """Replace a message's payload (a message naming a deleted player names the placeholder; one
+        still pending is delivered so)."""
+        self.redis.hset(endpoint_key(app, endpoint, "body"), message_id, body)
+
+    def rewrite_bodies(self, app: str, endpoint: str, rewrite: Callable[[bytes], bytes | None]) -> int:
+        """Replace each payload of the endpoint that ``rewrite`` changes (it answers the new payload, or
+        ``None``: leave it); how many."""
+        done = 0
+        for mid, body in self.bodies(app, endpoint):
+            new = rewrite(body)
+            if new is not None:
+                self.replace_body(app, endpoint, mid, new)
+                done += 1
+        return done
+
+    def forget_message(self, app: str, endpoint: str, message_id: str) -> None:
+        """Drop a message from the endpoint's log, state and payload at once (one slot: the app's); its
+        id stays in the dedup set, a one-way hash."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(endpoint_key(app, endpoint, "msgs"), message_id)
+        pipe.hdel(endpoint_key(app, endpoint, "body"), message_id)
+        pipe.zrem(endpoint_key(app, endpoint, "log"), message_id)
+        pipe.zrem(endpoint_key(app, endpoint, "done"), message_id)
+        pipe.execute()
 
     def redeliver(self, app: str, endpoint: str, message_id: str, now: float) -> dict[str, Any] | None:
         """Queue a finished message again (same id); a pending one waiting for its retry is due now.

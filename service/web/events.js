@@ -37,6 +37,13 @@ export function describeServiceEvent(ev, seatName) {
     case "rematch": return "A rematch was offered.";
     case "rematch_declined": return offerEndedText(ev.reason);
     case "match_over": return endingText(ev);
+    case "takeback_requested":
+      return `${who} asks to take back their last ${ev.count === 1 ? "decision" : `${ev.count} decisions`}.`;
+    case "takeback_accepted": return `${who} accepted the takeback.`;
+    case "takeback_declined":
+      return ev.seat === ev.requested_by ? `${who} withdrew their takeback request.` : `${who} declined the takeback.`;
+    case "takeback":
+      return `${who} took back ${ev.count === 1 ? "their last decision" : `their last ${ev.count} decisions`}.`;
     default: return null;
   }
 }

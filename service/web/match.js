@@ -5,6 +5,8 @@ import {Api, ApiError, fragment, tokenFromFragment} from "./api.js";
 import {clear, colour, count, h, s as svg, words} from "./dom.js";
 import {describeServiceEvent, endingText, offerEndedText} from "./events.js";
 import {Replay} from "./replay.js";
+import {Takebacks} from "./takeback.js";
+import {Chat} from "./chat.js";
 import {parseRules, ruleIds} from "./rules.js";
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -36,6 +38,11 @@ const replay = new Replay({
   api, matchId, seatName, describe, describeEvent, match: () => state.match, board: () => state.board,
   game: () => state.game, seatColour: (view, seat) => seatColour(seat, view),
 });
+
+/** Takebacks (takeback.js): the button, my request, and another player's request to answer. */
+const takebacks = new Takebacks({api, matchId, seatName, refresh: () => refresh(), el: $("takeback-box")});
+/** The chat panel (chat.js): its messages come with the match's events (appendEvents). */
+const chat = new Chat({api, matchId, el: $("chat-box")});
 
 /** What a board module draws with: names and colours of seats, my seat, the game document (with the
  * board as data) and the view being drawn. */
@@ -433,6 +440,8 @@ function render() {
   renderActions();
   renderResult();
   replay.offer();
+  takebacks.update(m).catch((err) => console.error(err));
+  chat.update(m).catch((err) => console.error(err));
 }
 
 function showRefusal(err) {
@@ -588,7 +597,7 @@ async function askHint() {
 function appendEvents(events) {
   const ol = $("log");
   for (const ev of events) {
-    if (ev.type === "heartbeat") continue;
+    if (ev.type === "heartbeat" || chat.onEvent(ev)) continue;
     if (ev.type === "match_over") state.over = ev;
     if (ev.type === "rematch_declined") state.offerEnded = ev.reason;
     ol.append(h("li", {"data-type": ev.type}, describeEvent(ev)));

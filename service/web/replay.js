@@ -5,9 +5,12 @@
 // seat's view or the spectator's; a seat of a match in play replays its own past decisions, from its
 // own view or the spectator's only (the server refuses the rest: no secret leaks from this page).
 //
-// The record (GET /v1/matches/{id}/record?include=views, format "tabletop-record/1") is read once per
-// perspective and kept: stepping is drawing only, with no request. Step 0 is the view before the first
-// decision (the record's initial_view), step n the view after decision n.
+// The record (GET /v1/matches/{id}/record?include=views, format "tabletop-record/1", or "/2" when
+// something was taken back) is read once per perspective and kept: stepping is drawing only, with no
+// request. The steps are the live line, the decisions in force: step 0 is the view before the first
+// decision (the record's initial_view), step k the view after the k-th decision not taken back. A
+// taken-back decision is no step (its view is of a position the match left); where a takeback happened
+// the list of moves says so, and so does the step it went back to.
 import {ApiError} from "./api.js";
 import {clear, h} from "./dom.js";
 
@@ -37,6 +40,18 @@ function recordQuery(match, perspective) {
   return q;
 }
 
+/** The record's live line: `steps`, its decisions not taken back, in order, and `takebacks`, each
+ * record takeback with `at`, the step it went back to (how many of the live decisions precede the
+ * first decision it took back). */
+export function liveLine(rec) {
+  const steps = rec.decisions.filter((d) => !d.taken_back);
+  const takebacks = (rec.takebacks || []).map((t) => {
+    const first = Math.min(...t.decisions);
+    return {...t, at: steps.filter((d) => d.n < first).length};
+  });
+  return {steps, takebacks};
+}
+
 /**
  * The replay of one page. `page` gives what the live page knows: its api and match id, the match
  * document (`match()`), the board module (`board()`), the game document (`game()`), seat names and
@@ -48,6 +63,7 @@ export class Replay {
     this.active = false;
     this.records = new Map();  // perspective -> record, each read once
     this.perspective = null;
+    this.line = null;  // the live line of the record shown (liveLine)
     this.step = 0;
     this.busy = false;
     document.addEventListener("keydown", (e) => this.key(e));
@@ -109,7 +125,7 @@ export class Replay {
       note.textContent = "";
       this.perspective = perspective;
       this.controls();
-      const last = this.record().decisions.length;
+      const last = this.line.steps.length;
       this.go(step === null ? last : Math.min(step, last));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -127,11 +143,19 @@ export class Replay {
     return this.perspective.startsWith("seat:") ? Number(this.perspective.split(":")[1]) : null;
   }
 
-  /** The controls for the record shown: the perspective choice, the slider and the list of moves. */
+  /** A takeback in words. */
+  tookBack(t) {
+    const k = t.decisions.length;
+    return `${this.page.seatName(t.seat)} took back ${k} decision${k === 1 ? "" : "s"}`;
+  }
+
+  /** The controls for the record shown: the perspective choice, the slider and the list of moves (the
+   * live line's, numbered by step, with a line where each takeback happened). */
   controls() {
     const m = this.page.match();
-    const rec = this.record();
-    const n = rec.decisions.length;
+    this.line = liveLine(this.record());
+    const {steps, takebacks} = this.line;
+    const n = steps.length;
     const pick = clear(this.$("replay-perspective"));
     for (const p of perspectives(m)) {
       const seat = p.startsWith("seat:") ? Number(p.split(":")[1]) : null;
@@ -143,20 +167,25 @@ export class Replay {
     const slider = this.$("replay-slider");
     slider.max = String(n);
     const list = clear(this.$("replay-moves"));
+    const marks = (k) => takebacks.filter((t) => t.at === k).forEach((t) =>
+      list.append(h("li", {class: "takeback", "data-after-step": k}, this.tookBack(t))));
     list.append(h("li", {}, h("button", {type: "button", "data-step": 0}, "Start")));
-    rec.decisions.forEach((d, i) => {
+    marks(0);
+    steps.forEach((d, i) => {
       const mine = d.seat === this.seat();
       list.append(h("li", {class: mine ? "mine" : null}, h("button", {type: "button", "data-step": i + 1},
-        `${d.n}. ${this.page.seatName(d.seat)}: ${this.page.describe(d.action)}`)));
+        `${i + 1}. ${this.page.seatName(d.seat)}: ${this.page.describe(d.action)}`)));
+      marks(i + 1);
     });
   }
 
   /** Draws step `k` of the record shown. */
   go(k) {
     const rec = this.record();
-    const n = rec.decisions.length;
+    const {steps, takebacks} = this.line;
+    const n = steps.length;
     this.step = Math.max(0, Math.min(n, k));
-    const decision = this.step ? rec.decisions[this.step - 1] : null;
+    const decision = this.step ? steps[this.step - 1] : null;
     const view = decision ? decision.view : rec.initial_view;
     document.body.dataset.replayStep = String(this.step);
     document.body.dataset.replayPerspective = this.perspective;
@@ -177,6 +206,9 @@ export class Replay {
       if (events.length) told.append(h("ul", {}, events.map((ev) => h("li", {}, this.page.describeEvent(ev)))));
     } else {
       told.append(h("p", {}, "Before the first decision."));
+    }
+    for (const t of takebacks.filter((t) => t.at === this.step)) {
+      told.append(h("p", {class: "takeback"}, `Then ${this.tookBack(t)}, back to this position.`));
     }
     this.draw(view);
   }

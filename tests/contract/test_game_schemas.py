@@ -9,6 +9,7 @@ game's ``outputs.py``), so a generated client can never be handed something its 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import random
@@ -29,8 +30,10 @@ PLAYOUTS = 4
 SPEC: dict[str, Any] = json.loads(render(create_app(Config(redis_url=OFFLINE_REDIS_URL))))
 
 
+@functools.cache
 def validator(name: str) -> Any:
-    """A validator of component ``name``, its references resolved inside the spec."""
+    """A validator of component ``name``, its references resolved inside the spec (built once per name:
+    building one resolves the whole spec's components, some 20 ms, which per stream line was seconds)."""
     return jsonschema_rs.validator_for(
         {"$ref": f"#/components/schemas/{name}", "components": SPEC["components"]}
     )
@@ -104,6 +107,7 @@ def test_schemas_are_strict_enough_to_catch_drift():
         assert not validator("GameView").is_valid({**game.view(state, None), "game": "no_such_game"})
 
 
+@functools.cache
 def response_validator(path: str, method: str, status: str = "200") -> Any:
     schema = SPEC["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"]
     return jsonschema_rs.validator_for({**schema, "components": SPEC["components"]})

@@ -1,6 +1,7 @@
 """The reference web client (/play) in real headless Chromium, against a real server, Redis and bot
 worker: for every game a person starts a match against bots on the start page and plays it to the
-result by clicking the first legal choice each time; a spectator watches an all-bot match to its
+result by clicking the first legal choice each time (on a desktop; on a phone the first 20 moves, where
+the layout is what is checked); a spectator watches an all-bot match to its
 result; a crafted move is refused and the page shows the rule it broke.  Screenshots of every board go
 to docs/ (the README and docs/web-client.md show them).  The pages may reach nothing but the server
 (checked on every page)."""
@@ -97,10 +98,13 @@ def start_from_the_start_page(
     return url.path.rsplit("/", 1)[1], token
 
 
-def play_by_clicking(page: Page, shot: Path | None, shot_after: int = 12, shot_when: str = "() => 1") -> int:
-    """Clicks the first legal choice whenever it is my turn, until the result shows; returns my moves.
-    A refused click fails at once (every choice the page offers must be current), rather than waiting
-    for a fresh list that a refused move never brings."""
+def play_by_clicking(
+    page: Page, shot: Path | None, shot_after: int = 12, shot_when: str = "() => 1", limit: int | None = None
+) -> int:
+    """Clicks the first legal choice whenever it is my turn, until the result shows (or, with ``limit``,
+    until that many moves are made and the screenshot is taken); returns my moves.  A refused click fails
+    at once (every choice the page offers must be current), rather than waiting for a fresh list that a
+    refused move never brings."""
     page.wait_for_selector("body[data-ready]")
     moves = 0
     last = ""
@@ -120,7 +124,7 @@ def play_by_clicking(page: Page, shot: Path | None, shot_after: int = 12, shot_w
             timeout=60_000,
         )
         version = handle.json_value()
-        if version == "done":
+        if version == "done" or (limit is not None and moves >= limit and shot is None):
             return moves
         assert version != "refused", f"move {moves} refused: {page.locator('#refusal').inner_text()}"
         page.locator("#actions button.action:not([disabled])").first.click()
@@ -133,9 +137,10 @@ def play_by_clicking(page: Page, shot: Path | None, shot_after: int = 12, shot_w
                 shot = None
 
 
-@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
-@pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, game_id, viewport, tmp_path):
+def click_from_the_start_page(page: Page, base_url: str, game_id: str, viewport: str, tmp_path: Path,
+                              limit: int | None = None) -> tuple[str, str, int]:  # fmt: skip
+    """Starts a match against bots from /play in ``viewport`` and plays it by clicking (see
+    :func:`play_by_clicking`), with a screenshot of the board on the way; returns (id, token, my moves)."""
     page.set_viewport_size(VIEWPORTS[viewport])
     match_id, token = start_from_the_start_page(page, base_url, game_id)
     assert page.locator("svg.board-svg").count() == 1
@@ -144,8 +149,32 @@ def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, g
     # page never scrolls sideways: only the board does, inside its own frame
     shot = Path(SCREENSHOT_DIR or tmp_path) / f"board-{game_id}{'-phone' if viewport == 'phone' else ''}.png"
     when = SCREENSHOT_WHEN.get(game_id, "() => 1")
-    moves = play_by_clicking(page, shot, SCREENSHOT_AFTER.get(game_id, 12), when)
+    moves = play_by_clicking(page, shot, SCREENSHOT_AFTER.get(game_id, 12), when, limit)
     assert shot.stat().st_size > 10_000
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= VIEWPORTS[viewport]["width"]
+    return match_id, token, moves
+
+
+#: A phone plays this many moves (the layout is the question there; the desktop plays every match out).
+PHONE_MOVES = 20
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_on_a_phone_the_board_fits_and_every_click_is_a_move(page, base_url, game_id, tmp_path):
+    match_id, token, moves = click_from_the_start_page(
+        page, base_url, game_id, "phone", tmp_path, limit=PHONE_MOVES
+    )
+    # play_by_clicking returned on a fresh list, so every click has landed; in play the log also lists
+    # the engine's forced steps (``auto`` action events), which no click made
+    _, page_of_events = Client(base_url).request("GET", f"/v1/matches/{match_id}/events", token=token)
+    events = page_of_events["events"]
+    clicked = [e for e in events if e["type"] == "action" and e["seat"] == 0 and not e.get("auto")]
+    assert moves == len(clicked) >= min(PHONE_MOVES, 1)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_person_plays_a_whole_match_against_bots_by_clicking(page, base_url, game_id, tmp_path):
+    match_id, token, moves = click_from_the_start_page(page, base_url, game_id, "desktop", tmp_path)
     api = Client(base_url)
     done = api.match(match_id, token)
     assert done["status"] == "finished"

@@ -1,11 +1,14 @@
 """The web client (/play/{id}) around a match's moves, in real headless Chromium against a real server,
 Redis and worker (clock keeper included): a person whose seat went away after a timeout is told so, the
 page does not take the seat back on its own, and "I'm back" does; a rematch offer ended from a page
-(declined by the other player, or withdrawn by its offerer) is over in both players' pages."""
+(declined by the other player, or withdrawn by its offerer) is over in both players' pages; a takeback
+asked from one player's page is accepted from the other's (issue 47)."""
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -215,3 +218,58 @@ def test_a_match_called_off_on_its_page_says_why(page: Page, base_url: str, reas
     page.wait_for_selector(f"#log li[data-type=match_over]:text-is('{sentence}')")
     over = [e for e in api.events(created["id"])["events"] if e["type"] == "match_over"]
     assert [(e["status"], e["reason"]) for e in over] == [("aborted", reason)]
+
+
+# -- takebacks (issue 47) ---------------------------------------------------------------------------
+
+
+def takebacks(base_url: str, match_id: str, token: str) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"{base_url}/v1/matches/{match_id}/takebacks", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        found: dict[str, Any] = json.loads(resp.read())
+    return found
+
+
+def to_a_takeback(api: Client, base_url: str, match_id: str, tokens: dict[int, str]) -> int:
+    """Both seats play their first legal choice until one's latest decision can be taken back while the
+    other is to decide; that seat."""
+    for _ in range(100):
+        doc = api.match(match_id)
+        seat = doc["to_move"]
+        legal = api.legal_actions(match_id, tokens[seat])
+        moved = api.move(match_id, tokens[seat], legal["actions"][0], legal["version"])
+        if moved["to_move"] not in (seat, None) and takebacks(base_url, match_id, tokens[seat])["undoable"]:
+            return int(seat)
+    raise AssertionError("no decision could be taken back")
+
+
+def test_a_takeback_asked_in_one_page_is_accepted_in_the_others(
+    browser: Browser, base_url: str, page: Page
+) -> None:
+    api = Client(base_url)
+    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}], seed=4711)
+    match_id = created["id"]
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    me = to_a_takeback(api, base_url, match_id, tokens)
+    before = api.match(match_id)["version"]
+    page.goto(f"{base_url}/play/{match_id}#token={tokens[me]}")
+    page.click("#takeback")
+    page.wait_for_selector("#takeback-mine")  # my request, waiting for the other player
+    pages = confined_page(browser, base_url)
+    other = next(pages)
+    try:
+        other.goto(f"{base_url}/play/{match_id}#token={tokens[1 - me]}")
+        asks = other.locator("#takeback-request")
+        asks.wait_for()
+        assert "asks to take back their last 1 decision" in asks.inner_text()
+        other.click("#takeback-accept")
+        # My page learns of it from the events alone: the decision is mine again, the request gone.
+        page.wait_for_selector("#log li[data-type='takeback']", timeout=60_000)
+        page.wait_for_selector("#takeback-mine", state="detached")
+        doc = api.match(match_id)
+        assert doc["to_move"] == me and doc["version"] == before + 2  # the request, then the takeback
+        page.wait_for_function(f"() => document.body.dataset.version === '{doc['version']}'")
+    finally:
+        next(pages, None)

@@ -3,7 +3,10 @@ and bot worker (the web client tests' module fixtures).  A finished all-bot matc
 and buttons step forward and back (the move shown and the board change, and come back), the list of moves
 and the slider jump, and the view switches between seats and the spectator; the page reads the record once
 per view and stepping asks the server nothing.  A seat of a match in play replays its own past decisions:
-it is offered its own view and the spectator's only, and the spectator's view shows no hand."""
+it is offered its own view and the spectator's only, and the spectator's view shows no hand.  A match with
+a takeback (issue 47) replays its live line: the taken-back decision is no step, the steps are numbered
+1, 2, ... along the decisions in force, and the list of moves and the step it went back to say who took
+back what."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from playwright.sync_api import Page
 
 from tabletop_client import Client
 from tests.e2e import test_web_client as web
+from tests.e2e.test_web_lifecycle import to_a_takeback
 
 #: The web client tests' fixtures: a Chromium, a server with a worker, and a page confined to it.
 browser, base_url, page = web.browser, web.base_url, web.page
@@ -160,3 +164,46 @@ def test_a_seat_in_play_replays_its_own_past_decisions_only(page, base_url):
     page.wait_for_function("() => !document.body.dataset.replayStep")
     assert "(you)" in board(page) and "your hand" in board(page)
     assert page.locator("body").get_attribute("data-version") == str(api.match(match_id, token)["version"])
+
+
+def test_a_match_with_a_takeback_replays_its_live_line_and_marks_the_takeback(page, base_url):
+    """Two people; one takes back a decision (the other accepts over the API) and decides again.  Its
+    replay (its own view, in play) has a step per decision in force, numbered as they stand."""
+    api = Client(base_url)
+    created = api.create_match(GAME, [{"name": "ann"}, {"name": "bob"}], seed=4711)
+    match_id = created["id"]
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    me = to_a_takeback(api, base_url, match_id, tokens)
+    _, asked = api.request("POST", f"/v1/matches/{match_id}/takebacks", {"count": 1}, token=tokens[me])
+    api.request("POST", f"/v1/matches/{match_id}/takebacks/{asked['id']}/accept", token=tokens[1 - me])
+    legal = api.legal_actions(match_id, tokens[me])
+    api.move(match_id, tokens[me], legal["actions"][-1], legal["version"])  # decided again, maybe otherwise
+    own = record(api, match_id, "", tokens[me])
+    assert own["format"] == "tabletop-record/2"
+    undone = [d["n"] for d in own["decisions"] if d.get("taken_back")]
+    live = [d for d in own["decisions"] if not d.get("taken_back")]
+    assert len(undone) == 1 and len(live) == len(own["decisions"]) - 1
+    at = sum(1 for d in live if d["n"] < undone[0])  # the step the takeback went back to
+    name = ["ann", "bob"][me]
+    open_replay(page, f"{base_url}/play/{match_id}#token={tokens[me]}")
+    n = len(live)
+    at_step(page, n)  # the latest move: the one made after the takeback, numbered as the live line's
+    assert page.locator("#replay-position").inner_text() == f"Move {n} of {n}"
+    labels = page.eval_on_selector_all("#replay-moves button", "bs => bs.map((b) => b.textContent)")
+    assert len(labels) == n + 1 and all(label.startswith(f"{k}. ") for k, label in enumerate(labels[1:], 1))
+    marked = page.locator("#replay-moves li.takeback")
+    assert marked.count() == 1 and marked.inner_text() == f"{name} took back 1 decision"
+    assert marked.get_attribute("data-after-step") == str(at)
+    after = page.eval_on_selector(  # the line sits between the step it went back to and the next
+        "#replay-moves li.takeback",
+        "li => [li.previousElementSibling, li.nextElementSibling]"
+        ".map((x) => x.querySelector('button').dataset.step)",
+    )
+    assert after == [str(at), str(at + 1)]
+    page.click(f"#replay-moves button[data-step='{at}']")
+    at_step(page, at)
+    assert f"Then {name} took back 1 decision" in page.locator("#replay-decision").inner_text()
+    page.keyboard.press("ArrowRight")
+    at_step(page, at + 1)  # the decision made after the takeback, by the same seat
+    assert "took back" not in page.locator("#replay-decision").inner_text()
+    assert page.locator("#replay-decision strong").inner_text().startswith(name)

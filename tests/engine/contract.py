@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
+from jsonschema_rs import Draft202012Validator  # the Rust one: a game checks thousands of actions
 
 from engine.core import RESULT_FIELDS, RULE_TURN, IllegalAction
 from engine.registry import get_game

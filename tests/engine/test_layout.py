@@ -23,6 +23,7 @@ SHARED = {
     "scoring",
     "view",
     "heuristic",
+    "takeback",
     "scenario",
     "inputs",
     "outputs",

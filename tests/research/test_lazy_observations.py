@@ -130,8 +130,10 @@ def test_a_move_does_no_observation_work_for_seats_nobody_reads():
         unread += 1
         step = step.prev
     assert unread == 40
+    assert step.seen is None and step.initial is not None  # the initial views: a copy, not yet hashed
     state.information_state_tensor(2)
     assert set(state.box.history.step.seen or {}) == {2}  # reading seat 2 folds seat 2 only
+    assert step.seen is not None and step.initial is None  # hashed once read, the copy let go
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)

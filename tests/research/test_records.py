@@ -14,6 +14,7 @@ import pytest
 
 from engine.records import record_of_play, restrict
 from engine.registry import GAMES
+from engine.takeback import judge
 from research.actions import codec
 from research.observation import info_tensor_size, tensor_size
 from research.openspiel_game import load
@@ -123,6 +124,38 @@ def test_a_record_that_breaks_the_rules_is_refused_at_the_decision_that_does():
     del cut["decisions"][-1]
     with pytest.raises(RecordTrajectoryError, match="ends before"):
         trajectories(cut)
+
+
+def test_a_record_with_takebacks_gives_the_trajectories_of_its_live_line():
+    """A ``tabletop-record/2`` record is read as the decisions in force: its trajectories are those of
+    the same game played without the taken-back decisions, numbered as in the record."""
+    game, rng = GAMES["china"], random.Random(7)
+    state, actions, undone = game.setup(3, None, SEED), [], None
+    while (seat := game.to_move(state)) is not None:
+        action = rng.choice(game.legal_actions(state))
+        state, blocker = judge(game, state, action, seat)
+        actions.append(action)
+        if undone is None and blocker is None and len(actions) > 3:
+            undone = len(actions)  # the first decision (past the opening) that can be taken back alone
+    assert undone is not None
+    again = actions[:undone] + actions[undone - 1 :]  # taken back, then made again the same way
+    record = record_of_play("china", 3, None, SEED, again, takebacks={undone: 1})
+    assert record["format"] == "tabletop-record/2" and record["decisions"][undone - 1]["taken_back"]
+    plain = record_of_play("china", 3, None, SEED, actions)
+    for observation in ("hashed", "info_state"):
+        live, same = trajectories(record, observation), trajectories(plain, observation)
+        for mine, theirs in zip(live, same, strict=True):
+            assert mine.actions == theirs.actions and mine.final_return == theirs.final_return
+            for seen, expected in zip(mine.observations, theirs.observations, strict=True):
+                np.testing.assert_array_equal(seen, expected)
+            # the record's own numbers: the taken-back decision is skipped, the later ones shifted by one
+            assert mine.decisions == [n if n < undone else n + 1 for n in theirs.decisions]
+    assert undone not in {n for t in live for n in t.decisions}
+    assert sum(len(t) for t in live) == len(record["decisions"]) - 1
+    wrongly_live = copy.deepcopy(record)  # the taken-back decision read as played: no longer the game
+    del wrongly_live["decisions"][undone - 1]["taken_back"]
+    with pytest.raises(RecordTrajectoryError):
+        trajectories(wrongly_live)
 
 
 def test_only_a_full_record_holds_the_deal_to_replay():

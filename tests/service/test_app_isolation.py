@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from service.http.app import create_app
 from tests.service.conftest import TEST_GAMES, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend, play_one, put_player, token_for
+from tests.service.test_push import BrowserKeys
 
 #: Operations open to everyone (or only about the caller itself): a 2xx is fine, A's ids still are not.
 OPEN = {
@@ -45,6 +46,10 @@ OPEN = {
     "listTournaments",
     "exportMyRecords",  # the caller's own player's records (B's: none of A's)
     "exportAppRecords",  # the caller's own app's records
+    "getAppAudit",  # the caller's own app's audit log (B's: none of A's)
+    "listChatReports",  # the caller's own app's chat reports (B's: none of A's)
+    "getVapidPublicKey",  # the server's public key, the same for everyone
+    "listPushSubscriptions",  # the caller's own player's subscriptions (B's ann: none)
 }
 BODIES: dict[str, Any] = {
     "createMatch": {"game": "high_card", "seats": [{"player": "zoe"}, {"name": "x"}]},
@@ -66,8 +71,12 @@ BODIES: dict[str, Any] = {
 }
 #: A's tournament's name, A's alone.
 CUP = "Alpha-Only Cup"
+#: A chat message in A's match, and a report of it (A's app-wide list of reports holds both), A's alone.
+CHAT, REPORT = "Alpha-Only chat line", "Alpha-Only report"
 #: A's webhook endpoint: a public address (an IP literal, so no DNS is asked), named A's alone.
 HOOK = "https://93.184.216.34/alpha-only-hook"
+#: Zoe's browser's push service address, A's alone.
+PUSH = "https://93.184.216.34/alpha-only-push"
 
 
 class World:
@@ -83,6 +92,25 @@ class World:
         assert hint.status_code == 202, hint.json
         self.job_id = hint.json["id"]
         assert play_one(client, self.match_id, mover).status_code == 200
+        said = client.post(
+            f"/v1/matches/{self.match_id}/chat",
+            json={"channel": "players", "text": CHAT},
+            headers=bearer(self.zoe),
+        )
+        assert said.status_code == 201, said.json
+        reported = client.post(
+            f"/v1/matches/{self.match_id}/chat/reports",
+            json={"message_id": said.json["id"], "reason": REPORT},
+            headers=self.a.as_("ann"),
+        )
+        assert reported.status_code == 201, reported.json
+        subscribed = client.post(
+            "/v1/me/push-subscriptions",
+            json={"endpoint": PUSH, "keys": BrowserKeys().keys},
+            headers=bearer(self.zoe),
+        )
+        assert subscribed.status_code == 201, subscribed.json
+        self.subscription_id = subscribed.json["id"]
         self.token_id = client.get("/v1/players/zoe/tokens", headers=bearer(self.a.key)).json["tokens"][0][
             "id"
         ]
@@ -132,11 +160,25 @@ class World:
             "endpoint_id": self.endpoint_id,
             "message_id": self.message_id,
             "tournament_id": self.tournament_id,
+            "author": "seat:0",  # a chat author handle (zoe's in A's match)
+            "takeback_id": "1",  # a takeback's id: its number in A's match
+            "subscription_id": self.subscription_id,
         }
 
     def secrets(self) -> list[str]:
         """What names A and only A: never in an answer to B, whatever B sent."""
-        return [self.a.key, self.zoe, self.a.tokens["ann"], "Zoe Alpha-Only", self.hook_secret, HOOK, CUP]
+        return [
+            self.a.key,
+            self.zoe,
+            self.a.tokens["ann"],
+            "Zoe Alpha-Only",
+            self.hook_secret,
+            HOOK,
+            CUP,
+            CHAT,
+            REPORT,
+            PUSH,
+        ]
 
     def ids(self) -> list[str]:
         return [
@@ -149,6 +191,7 @@ class World:
             self.endpoint_id,
             self.message_id,
             self.tournament_id,
+            self.subscription_id,
         ]
 
 
@@ -198,3 +241,5 @@ def test_another_app_sees_nothing_of_this_app(
     assert [m["id"] for m in log.json["deliveries"]] == [world.message_id]
     cup = client.get(f"/v1/tournaments/{world.tournament_id}", headers=bearer(world.a.key)).json
     assert (cup["name"], cup["status"]) == (CUP, "running")
+    reports = client.get("/v1/apps/me/chat-reports", headers=bearer(world.a.key)).json["reports"]
+    assert [(r["message"]["text"], r["reason"]) for r in reports] == [(CHAT, REPORT)]

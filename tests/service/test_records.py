@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import random
+import time
+import zlib
+from dataclasses import replace
 from typing import Any
 
 import jsonschema
@@ -19,8 +22,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from engine.record_schema import RECORD_SCHEMA
-from engine.records import replay
+from engine.records import FULL, SEAT, SPECTATOR, replay
+from service.domain.records.building import SERVICE_EVENT_TYPES, build
+from service.domain.records.keeping import builder_id
+from service.encoding import dumps_bytes
 from service.http.app import create_app
+from service.http.schemas.records import RecordSchema
+from service.storage.matches import match_key
+from service.storage.records import RecordStore
 from tests.service.conftest import TEST_GAMES, Table, bearer, make_config
 from tests.service.test_accounts import ADMIN, Backend, play_one
 from tests.service.test_playthrough import Oracle
@@ -97,6 +106,62 @@ def test_records_in_play_hold_no_secret_and_the_full_record_replays(client, game
     seat_view = table.get(None, "/record", query_string={"as": "seat", "seat": players - 1}).json
     assert seat_view["perspective"] == "seat" and seat_view["setup"] is None
     VALIDATOR.validate(seat_view)
+    assert_kept_records_are_fresh_builds(table.client, table.id, None, players, {})
+
+
+# -- kept records (docs/records.md#export-speed) ----------------------------------------------------------
+
+
+def fresh(flask_app: Flask, match_id: str, perspective: str, seat: int | None, viewer: str | None) -> bytes:
+    """The record as ``GET /record`` answered it before records were kept: built now from the match's
+    parts, dumped by the spec's schema, written by the app's JSON provider."""
+    parts = RecordStore(flask_app.extensions["tabletop"].matches.store.redis).load_many(
+        [match_id], SERVICE_EVENT_TYPES
+    )[0]
+    assert parts is not None and parts.kept is None
+    record = build(TEST_GAMES[parts.meta.game], parts, perspective, seat, viewer=viewer)
+    with flask_app.app_context():
+        return bytes(flask_app.json.response(RecordSchema().dump(record)).get_data())
+
+
+def assert_kept_records_are_fresh_builds(
+    client: FlaskClient, match_id: str, viewer: str | None, players: int, headers: dict[str, str]
+) -> None:
+    """Every perspective of the finished match reads byte for byte as a fresh build: with its full record
+    kept (as the outbox keeps it when the match finishes), built again at a read and kept again, and
+    (a tampered kept record) proven to be what the reads serve."""
+    redis_client = client.application.extensions["tabletop"].matches.store.redis
+    kept_key = match_key(match_id, "record")
+    assert redis_client.exists(kept_key), "the commit that finished the match kept its record"
+    queries: list[tuple[str, int | None]] = [(FULL, None), (SPECTATOR, None)]
+    queries += [(SEAT, s) for s in range(players)]
+    expected = {q: fresh(client.application, match_id, *q, viewer) for q in queries}
+
+    def read(perspective: str, seat: int | None) -> bytes:
+        query = {"as": perspective, **({"seat": seat} if seat is not None else {})}
+        resp = client.get(f"/v1/matches/{match_id}/record", headers=headers, query_string=query)
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        assert resp.mimetype == "application/json"
+        return bytes(resp.get_data())
+
+    for rounds in ("kept", "built again", "kept again"):
+        for q in queries:
+            if rounds == "built again":
+                redis_client.delete(kept_key)
+            assert read(*q) == expected[q], (rounds, q)
+            assert redis_client.exists(kept_key), (rounds, q)
+    # What the reads serve is the kept record: changed in place (same stamp), every perspective shows it.
+    stamp, body = redis_client.hmget(kept_key, ["stamp", "body"])
+    marked = json.loads(zlib.decompress(body))
+    marked["header"]["title"] = "kept"
+    redis_client.hset(kept_key, "body", zlib.compress(dumps_bytes(marked)))
+    assert json.loads(read(FULL, None))["header"]["title"] == "kept"
+    assert json.loads(read(SEAT, 0))["header"]["title"] == "kept"
+    # ... until the match changes: then it is built again (never the stale one served) and kept again.
+    redis_client.hset(match_key(match_id, "meta"), "x-test", "1")
+    assert json.loads(read(FULL, None))["header"]["title"] != "kept"
+    assert redis_client.hget(kept_key, "stamp") != stamp
+    redis_client.hdel(match_key(match_id, "meta"), "x-test")
 
 
 def test_bad_record_queries_are_422_naming_the_field(table):
@@ -228,8 +293,101 @@ def test_records_expire_with_their_matches(client, redis_client):
     index = f"tt:done:{client.get('/v1/apps/me', headers=bearer(alpha.key)).json['id']}"
     assert 0 < redis_client.ttl(index) <= retention  # the index goes with the last match it names
     assert 0 < redis_client.ttl(f"tt:{{m:{match['id']}}}:log") <= retention
+    assert 0 < redis_client.ttl(f"tt:{{m:{match['id']}}}:record") <= retention  # kept as it finished
     for part in ("meta", "state", "events", "log", "outbox"):  # what the retention's expiry does
         redis_client.delete(f"tt:{{m:{match['id']}}}:{part}")
     assert lines(client.get("/v1/apps/me/records", headers=bearer(alpha.key))) == []
     assert redis_client.zcard(index) == 0  # the export met the gone match's name and dropped it
     assert client.get(f"/v1/matches/{match['id']}/record", headers=bearer(alpha.key)).status_code == 404
+
+
+def export_lines(client: FlaskClient, key: str) -> list[bytes]:
+    resp = client.get("/v1/apps/me/records", headers=bearer(key))
+    assert resp.status_code == 200
+    return resp.get_data().splitlines()
+
+
+def test_an_export_writes_kept_records_byte_for_byte_as_fresh_builds(client):
+    """The export's lines are the full records as built now, kept (at the finish) or not (built at the
+    read, and kept then); a match changed since its record was kept is built again."""
+    alpha = Backend(client, "alpha")
+    app_id = client.get("/v1/apps/me", headers=bearer(alpha.key)).json["id"]
+    ids = []
+    for game in ("year_of_dragon", "high_card"):
+        match = alpha.match(game=game, visibility="public")
+        play_out(client, match["id"], alpha)
+        ids.append(match["id"])
+    redis_client = client.application.extensions["tabletop"].matches.store.redis
+    expected = [fresh(client.application, mid, FULL, None, app_id).rstrip(b"\n") for mid in ids]
+    assert all(redis_client.exists(match_key(mid, "record")) for mid in ids)
+    assert export_lines(client, alpha.key) == expected
+    redis_client.delete(match_key(ids[0], "record"))
+    assert export_lines(client, alpha.key) == expected  # the first built at the read ...
+    assert redis_client.exists(match_key(ids[0], "record"))  # ... and kept for the next
+    assert export_lines(client, alpha.key) == expected
+    # A player's export and the match's own record read the same bytes.
+    assert client.get("/v1/me/records", headers=alpha.as_("ann")).get_data().splitlines() == expected[::-1]
+    assert_kept_records_are_fresh_builds(client, ids[0], app_id, 2, bearer(alpha.key))
+    # A caller of no app reads its own build, never the app's kept record.
+    anonymous = client.get(f"/v1/matches/{ids[1]}/record")
+    assert anonymous.get_data() == fresh(client.application, ids[1], FULL, None, None)
+    assert b'"player":"ann"' not in anonymous.get_data() and b'"player":"ann"' in expected[1]
+
+
+def test_a_record_is_kept_only_for_the_match_as_it_was_read(client):
+    """The keep is a compare-and-set on what the record was built from: a record built from a read
+    before the match changed (or by another builder) is never written, nor served."""
+    alpha = Backend(client, "alpha")
+    match = alpha.match()
+    play_out(client, match["id"], alpha)
+    redis_client = client.application.extensions["tabletop"].matches.store.redis
+    store, build_id = RecordStore(redis_client), builder_id(TEST_GAMES)
+    redis_client.delete(match_key(match["id"], "record"))
+    read = store.load_many([match["id"]], SERVICE_EVENT_TYPES, build_id)[0]
+    assert read is not None and read.kept is None and read.stamp
+    redis_client.hset(match_key(match["id"], "meta"), "x-test", "1")  # the match changes meanwhile
+    assert store.keep(build_id, [(match["id"], read.stamp, b"{}")]) == 0
+    assert not redis_client.exists(match_key(match["id"], "record"))
+    again = store.load_many([match["id"]], SERVICE_EVENT_TYPES, build_id)[0]
+    assert again is not None and again.stamp != read.stamp
+    assert store.keep(build_id, [(match["id"], again.stamp, b"{}")]) == 1
+    assert store.load_many([match["id"]], SERVICE_EVENT_TYPES, build_id)[0].kept == b"{}"
+    assert store.load_many([match["id"]], SERVICE_EVENT_TYPES, "another builder")[0].kept is None
+    assert store.load_many([match["id"]], SERVICE_EVENT_TYPES)[0].kept is None  # no builder: the parts
+
+
+def test_kept_records_expire_with_their_matches(client):
+    """A kept record's time to live is its match's (``TABLETOP_RETENTION_SECONDS``): both go together."""
+    config = replace(client.application.extensions["tabletop"].config, retention_seconds=1)
+    client = create_app(config, games=TEST_GAMES).test_client()
+    redis_client = client.application.extensions["tabletop"].matches.store.redis
+    alpha = Backend(client, "alpha")
+    match = alpha.match()
+    play_out(client, match["id"], alpha)
+    meta, kept = match_key(match["id"], "meta"), match_key(match["id"], "record")
+    assert redis_client.exists(kept)
+    assert 0 < redis_client.pttl(kept) <= 1000 and abs(redis_client.pttl(kept) - redis_client.pttl(meta)) <= 5
+    deadline = time.monotonic() + 10
+    while redis_client.exists(meta) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not redis_client.exists(meta) and not redis_client.exists(kept)
+    assert export_lines(client, alpha.key) == []
+
+
+def test_an_erased_players_name_leaves_the_kept_record_too(client):
+    """Erasing a player rewrites their finished matches (a commit): the record kept for each is kept
+    again from the rewritten match, so the old name is in no copy (issue 48's erasure, issue 45's keep)."""
+    alpha = Backend(client, "alpha")
+    assert (
+        client.put("/v1/players/ann", json={"name": "Annabel Q"}, headers=bearer(alpha.key)).status_code
+        == 200
+    )
+    match = alpha.match()
+    play_out(client, match["id"], alpha)
+    redis_client = client.application.extensions["tabletop"].matches.store.redis
+    kept = match_key(match["id"], "record")
+    assert b"Annabel Q" in zlib.decompress(redis_client.hget(kept, "body"))
+    assert client.delete("/v1/players/ann", headers=bearer(alpha.key)).status_code in (200, 202, 204)
+    assert b"Annabel Q" not in zlib.decompress(redis_client.hget(kept, "body"))
+    record = client.get(f"/v1/matches/{match['id']}/record", headers=bearer(alpha.key))
+    assert record.status_code == 200 and b"Annabel Q" not in record.get_data()

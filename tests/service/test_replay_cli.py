@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.records import record_of_play
+from engine.registry import get_game
+from engine.takeback import judge
 from service import cli
 
 
@@ -59,6 +61,33 @@ def test_an_export_with_a_tampered_record_names_its_line_and_decision_and_exits_
     )
     assert len(said) == 5  # the cursor line is no record
     assert err == "2 replayed, 3 failed\n"
+
+
+def test_a_record_with_a_takeback_replays_and_a_wrong_mark_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``tabletop-record/2`` record (issue 47) replays, its takeback checked; one whose taken-back
+    decision lost its mark does not."""
+    (played,) = records(1)
+    actions = [d["action"] for d in played["decisions"]]
+    game = get_game("year_of_dragon")
+    state, free = game.setup(2, None, 0), []
+    for decision in played["decisions"]:
+        state, blocker = judge(game, state, decision["action"], decision["seat"])
+        free.append(blocker is None)
+    n = free.index(True) + 1  # the first decision that can be taken back on its own
+    record = record_of_play("year_of_dragon", 2, None, 0, actions[:n] + actions[n - 1 :], takebacks={n: 1})
+    assert record["format"] == "tabletop-record/2"
+    unmarked = json.loads(json.dumps(record))
+    del unmarked["decisions"][n - 1]["taken_back"]
+    path = tmp_path / "takeback.ndjson"
+    path.write_text(f"{json.dumps(record)}\n{json.dumps(unmarked)}\n", encoding="utf-8")
+    assert cli.main(["replay", str(path)]) == cli.FAILED
+    out, err = capsys.readouterr()
+    said = out.splitlines()
+    assert said[0] == f"line 1 offline-year_of_dragon-0: OK, {len(actions) + 1} decisions (1 taken back)"
+    assert said[1].startswith(f"line 2 offline-year_of_dragon-0: MISMATCH decision {n}: taken_back")
+    assert err == "1 replayed, 1 failed\n"
 
 
 def test_a_file_that_cannot_be_read_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,6 +69,16 @@ class Components:
             tuple(sym[s] for s in r["symbols"]) for r in rows
         )
         self.card_effect: tuple[int, ...] = tuple(_EFFECT_OF_SPECIAL.get(r["id"], NO_EFFECT) for r in rows)
+        #: What :meth:`card_json` prints of each card, looked up once: a view lists dozens of cards.
+        self.card_printed: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = tuple(
+            (
+                self.card_ids[i],
+                ("colored", "white", "special")[kind],
+                self.colours[self.card_colour[i]] if kind == COLORED else None,
+                tuple(self.symbols[s] for s in self.card_symbols[i]),
+            )
+            for i, kind in enumerate(self.card_kind)
+        )
         self.normal_cards: tuple[int, ...] = tuple(i for i, k in enumerate(self.card_kind) if k != SPECIAL)
         self.special_cards: tuple[int, ...] = tuple(i for i, k in enumerate(self.card_kind) if k == SPECIAL)
         # R56: influence type -> the special card two tiles of that type earn.
@@ -129,13 +139,8 @@ class Components:
 
     def card_json(self, card: int) -> dict[str, Any]:
         """A card as views show it: id plus what is printed on it, so clients need no lookup table."""
-        kind = self.card_kind[card]
-        return {
-            "id": self.card_ids[card],
-            "kind": ("colored", "white", "special")[kind],
-            "colour": self.colours[self.card_colour[card]] if kind == COLORED else None,
-            "symbols": [self.symbols[s] for s in self.card_symbols[card]],
-        }
+        cid, kind, colour, symbols = self.card_printed[card]
+        return {"id": cid, "kind": kind, "colour": colour, "symbols": list(symbols)}
 
     def bonus_json(self, bonus: int) -> dict[str, Any]:
         """A bonus tile as views show it (R42): points, extra cards, or a good."""

@@ -2,12 +2,12 @@
 
 D1 ``play`` / ``withdraw`` on a turn; D2 ``palace`` (one per regular palace) then ``crown`` during a
 withdrawal; D3 ``take`` (one per display card).  This is the bots' inner loop: the list is built from
-literal dicts (engine.core.GameBase caches the list on the state).
+literal dicts and prebuilt plays (engine.core.GameBase caches the list on the state).
 """
 
 from __future__ import annotations
 
-from engine.core import Action
+from engine.core import Action, ActionTable
 
 from .components import ANY_COLOUR, COLORED, NO_CARD, WHITE
 from .state import PLACE, TAKE, TURN, State
@@ -21,12 +21,23 @@ def legal_actions(s: State) -> list[Action]:
     if phase == PLACE:
         ids = s.comp.city_ids
         if s.to_place:
-            return [{"type": "palace", "city": ids[c]} for c in free_cities(s)]
-        return [{"type": "crown", "city": ids[c]} for c in current_cities(s)]  # R37: any city
+            return [_PALACE[ids[c]] for c in free_cities(s)]
+        return [_CROWN[ids[c]] for c in current_cities(s)]  # R37: any city
     if phase == TAKE:
         ids = s.comp.card_ids
-        return [{"type": "take", "card": ids[c]} for c in s.display]
+        return [_TAKE[ids[c]] for c in s.display]
     return []
+
+
+#: Prebuilt action objects (engine.core.ActionTable), by card or city id: a turn lists every coloured
+#: card with every extra, dozens of plays, at most decisions of the game.  ``_PLAY[card][extra]``.
+_PLAY: ActionTable[str] = ActionTable(
+    lambda card: ActionTable(lambda extra: {"type": "play", "card": card, "extra": extra})
+)
+_WITHDRAW: Action = {"type": "withdraw"}
+_PALACE: ActionTable[str] = ActionTable(lambda city: {"type": "palace", "city": city})
+_CROWN: ActionTable[str] = ActionTable(lambda city: {"type": "crown", "city": city})
+_TAKE: ActionTable[str] = ActionTable(lambda card: {"type": "take", "card": card})
 
 
 def _turn_actions(s: State) -> list[Action]:
@@ -34,7 +45,7 @@ def _turn_actions(s: State) -> list[Action]:
     comp = s.comp
     ids, kind, colour_of, effect = comp.card_ids, comp.card_kind, comp.card_colour, comp.card_effect
     p = s.players[s.current]
-    legal: list[Action] = [{"type": "withdraw"}]
+    legal: list[Action] = [_WITHDRAW]
     extras = [ids[c] for c in p.hand if kind[c] == WHITE]
     any_colour = None
     for c in p.specials:  # R57: special cards accompany a coloured card like white ones
@@ -45,13 +56,13 @@ def _turn_actions(s: State) -> list[Action]:
     for c in p.hand:
         if kind[c] != COLORED:
             continue
-        cid = ids[c]
+        plays = _PLAY[ids[c]]
         if colour < 0 or colour_of[c] == colour:  # R25
-            legal.append({"type": "play", "card": cid, "extra": NO_CARD})
+            legal.append(plays[NO_CARD])
             for e in extras:
-                legal.append({"type": "play", "card": cid, "extra": e})
+                legal.append(plays[e])
         elif any_colour is not None:  # R26: any colour with the any-colour card
-            legal.append({"type": "play", "card": cid, "extra": any_colour})
+            legal.append(plays[any_colour])
     return legal
 
 

@@ -66,6 +66,13 @@ env:
         name: {{ include "tabletop.redisSecretName" . }}
         key: {{ .Values.redis.existingSecretQueueKey }}
 {{- end }}
+{{- if .Values.push.existingSecret }}
+  - name: TABLETOP_VAPID_PRIVATE_KEY
+    valueFrom:
+      secretKeyRef:
+        name: {{ .Values.push.existingSecret }}
+        key: {{ .Values.push.existingSecretKey }}
+{{- end }}
 {{- end }}
 
 {{/* The pod-level fields both Deployments share. */}}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service import events as match_events
 from service.domain.matches import clocks, seating
 from service.events import JOINED, OVER, STARTED, TIMEOUT
 from service.storage.matches import ACTIVE, MatchMeta
@@ -42,6 +43,15 @@ CHALLENGE_EXPIRED = "challenge_expired"
 #: end.
 TOURNAMENT_MATCH = "tournament_match"
 TOURNAMENT_OVER = "tournament_over"
+#: A chat message in the players' channel of one of the player's matches (service/domain/chat/), from
+#: another seat the player has not muted.
+CHAT_MESSAGE = "chat_message"
+#: Takebacks (service/domain/matches/takebacks.py): a seat of one of the player's matches asked to take
+#: back its latest decisions (every other player answers); the decisions were taken back (all accepted);
+#: the request was declined or withdrawn.
+TAKEBACK_REQUESTED = "takeback_requested"
+TAKEBACK_ACCEPTED = "takeback_accepted"
+TAKEBACK_DECLINED = "takeback_declined"
 #: Every type of feed entry, in the order the spec lists them (webhook endpoints choose among them).
 ENTRY_TYPES = (
     YOUR_TURN,
@@ -59,6 +69,10 @@ ENTRY_TYPES = (
     CHALLENGE_EXPIRED,
     TOURNAMENT_MATCH,
     TOURNAMENT_OVER,
+    CHAT_MESSAGE,
+    TAKEBACK_REQUESTED,
+    TAKEBACK_ACCEPTED,
+    TAKEBACK_DECLINED,
 )
 
 
@@ -141,6 +155,25 @@ def notes(before: MatchMeta | None, after: MatchMeta, events: list[dict[str, Any
             to_all(TIMED_OUT, timed_out_seat=event["seat"], away=seating.is_away(after.seats[event["seat"]]))
         elif kind == OVER:
             to_all(MATCH_OVER, result=event.get("result"))
+        elif kind == match_events.TAKEBACK_REQUESTED:
+            to_all(
+                TAKEBACK_REQUESTED,
+                takeback_id=event["id"],
+                requested_by=event["seat"],
+                count=event["count"],
+                expires_at=event["expires_at"],
+            )
+        elif kind == match_events.TAKEBACK:  # every player accepted: the decisions were taken back
+            to_all(
+                TAKEBACK_ACCEPTED, takeback_id=event["id"], requested_by=event["seat"], count=event["count"]
+            )
+        elif kind == match_events.TAKEBACK_DECLINED:
+            to_all(
+                TAKEBACK_DECLINED,
+                takeback_id=event["id"],
+                requested_by=event["requested_by"],
+                declined_seat=event["seat"],
+            )
     if before is None and after.status == ACTIVE:
         to_all(MATCH_STARTED)  # created with every seat filled: under way at once
     turn = after.to_move

@@ -52,6 +52,11 @@ def tournament_source(tid: str) -> str:
     return f"t:{tid}"
 
 
+def chat_source(match_id: str) -> str:
+    """A match's chat messages' source (:mod:`service.domain.chat`): numbered by message id."""
+    return f"x:{match_id}"
+
+
 class NoteSink(Protocol):
     """Gives the player ``key`` one note about ``source``, numbered within it (``seq``: the match's
     creation sequence, ``None`` for a source that is no match); the feed entry's id, or ``""`` if the

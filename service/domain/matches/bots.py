@@ -85,6 +85,8 @@ QUICK_QUEUE = "bots-quick"
 THINK_QUEUE = "bots"
 HINT_QUEUE = "hints"
 TIMEOUT_QUEUE = "timeouts"
+#: Web Push deliveries (service/domain/push/delivery.py): a network wait each, on a lane of their own.
+PUSH_QUEUE = "push"
 #: The levels whose decisions take milliseconds, not a think budget: they have a lane of their own.
 QUICK_LEVELS = frozenset({"random", "easy"})
 #: A lane's kinds of work, in the order its workers serve them (a process per lane).
@@ -93,6 +95,7 @@ LANES: dict[str, tuple[str, ...]] = {
     "think": (THINK_QUEUE,),
     "timeouts": (TIMEOUT_QUEUE,),
     "hints": (HINT_QUEUE,),
+    "push": (PUSH_QUEUE,),
 }
 #: The tenant of every match created without an app key (app ids are hex: no app is named so).
 ANONYMOUS = "anon"

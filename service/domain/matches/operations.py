@@ -12,7 +12,8 @@ and clock:
 * :class:`~service.domain.matches.creation.MatchCreation`: new matches;
 * :class:`~service.domain.matches.play.MatchPlay`: the seats', bots' and timeouts' moves and hints;
 * :class:`~service.domain.matches.lifecycle.Lifecycle`: joining, cancelling, resigning, coming back,
-  rematches, aborts.
+  rematches, aborts;
+* :class:`~service.domain.matches.takebacks.Takebacks`: takeback requests, their answers and the undo.
 
 :class:`Matches` puts them together and names each operation once; it builds nothing else: the store,
 the accounts, the bot queue and the outbox (``news``) come from the composition root
@@ -35,6 +36,7 @@ from service.domain.matches.creation import MatchCreation
 from service.domain.matches.lifecycle import Lifecycle
 from service.domain.matches.play import MatchPlay, Move, Played
 from service.domain.matches.reading import MatchReading
+from service.domain.matches.takebacks import Takebacks
 from service.storage.matches import Commit, Loaded, MatchMeta, Store, now
 
 
@@ -70,6 +72,7 @@ class Matches:
         )
         self.play = MatchPlay(store, games, config, bot_queue, self.reading, self.commits, clock)
         self.lifecycle = Lifecycle(store, accounts, self.reading, self.commits, self.creation.create, clock)
+        self.takebacks = Takebacks(store, games, config, self.reading, self.commits, clock)
 
     # -- reading (MatchReading) ---------------------------------------------------------------------
 
@@ -201,3 +204,17 @@ class Matches:
 
     def abort(self, match_id: str, reason: str) -> bool:
         return self.lifecycle.abort(match_id, reason)
+
+    # -- takebacks (Takebacks) ----------------------------------------------------------------------
+
+    def takebacks_of(self, match_id: str, who: Caller) -> dict[str, Any]:
+        return self.takebacks.listing(match_id, who)
+
+    def request_takeback(self, match_id: str, who: Caller, count: int = 1) -> dict[str, Any]:
+        return self.takebacks.request(match_id, who, count)
+
+    def accept_takeback(self, match_id: str, takeback_id: str, who: Caller) -> dict[str, Any]:
+        return self.takebacks.accept(match_id, takeback_id, who)
+
+    def decline_takeback(self, match_id: str, takeback_id: str, who: Caller) -> dict[str, Any]:
+        return self.takebacks.decline(match_id, takeback_id, who)

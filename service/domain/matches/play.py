@@ -322,8 +322,16 @@ class MatchPlay:
             game.encode(state),
             fields,
             events,
-            # When it was committed and the clock after it: a record's decision (service.domain.records).
-            {"version": version, "seat": seat, "action": action, "at": updated, "clock": clock_after},
+            # When it was committed and the clock after it: a record's decision (service.domain.records);
+            # a stand-in's decision says so (its player may not take it back: domain.matches.takebacks).
+            {
+                "version": version,
+                "seat": seat,
+                "action": action,
+                "at": updated,
+                "clock": clock_after,
+                **({"stand_in": True} if stand_ins.made_by_stand_in(meta, seat, timed_out=timed_out) else {}),
+            },
             self.config.retention_seconds if status == FINISHED else 0,
             record,
             outbox,

@@ -21,7 +21,7 @@ from service.domain.errors import Forbidden, Stale, not_found, unauthorized
 from service.domain.identity import ADMIN, ANONYMOUS, APP, PLAYER, READ, SEAT, Caller
 from service.domain.matches import clocks, seating, stand_ins
 from service.domain.matches.bots import DEAD, BotQueue, JobInfo
-from service.events import OVER, STARTED
+from service.events import OVER, STARTED, TAKEBACK
 from service.live.shaping import visible_events
 from service.storage.accounts import AccountStore
 from service.storage.matches import ACTIVE, FINISHED, OVER_STATUSES, Loaded, MatchMeta, Store
@@ -306,15 +306,18 @@ class MatchReading:
         return doc
 
     def action_log(self, meta: MatchMeta, seat: int | None) -> dict[str, Any]:
-        """The full log and seed once over; before that, only the action events ``seat`` may see."""
+        """The full log and seed once over; before that, only the action events ``seat`` may see, and the
+        takebacks (``takeback``: how many decisions, the engine's forced steps after them not counted)."""
         doc = {"game": meta.game, "players": meta.players, "options": meta.options}
         if meta.status in OVER_STATUSES:
             return {**doc, "complete": True, "seed": meta.seed, "entries": self.store.action_log(meta.id)}
         events, _ = visible_events(self.store, meta.id, seat, "0-0")
         entries = [
             {"version": int(ev["id"].split("-")[0]), "seat": ev["seat"], "action": ev["action"]}
-            for ev in events
             if ev["type"] == "action"
+            else {"version": int(ev["id"].split("-")[0]), "seat": ev["seat"], "takeback": ev["count"]}
+            for ev in events
+            if ev["type"] in ("action", TAKEBACK)  # a takeback undoes the last decisions in force
         ]
         return {**doc, "complete": False, "seed": None, "entries": entries}
 

@@ -1,6 +1,6 @@
-"""A match record (issue 45, format ``tabletop-record/1``: ``docs/records.md``) built from what storage
-holds of a match: the header from its meta, a decision per action-log entry (its time and clock after
-it were stored with the move), each decision's game events from the events stream.
+"""A match record (issue 45, format ``tabletop-record/1``, or ``/2`` with takebacks: ``docs/records.md``)
+built from what storage holds of a match: the header from its meta, a decision per action-log entry (its time
+and clock after it were stored with the move), each decision's game events from the events stream.
 
 The full record is built first, as :func:`engine.records.record_of_play` builds one offline; what a
 seat or a spectator may see of it is then decided where every reader's is, by
@@ -19,10 +19,11 @@ from typing import Any
 import orjson
 
 from engine.core import Game
-from engine.records import FORMAT, FULL, SEAT, SPECTATOR, engine_version, restrict, rules_version
+from engine.records import FULL, SEAT, SPECTATOR, engine_version, format_for, restrict, rules_version
 from service import events as service_events
 from service.domain.matches import clocks, seating
 from service.domain.matches.reading import with_players
+from service.domain.matches.takebacks import live_entries, taken_back_numbers
 from service.encoding import loads
 from service.storage.matches import OVER_STATUSES, WAITING, MatchMeta
 from service.storage.records import Stored
@@ -120,6 +121,7 @@ def build(
     write (an export)."""
     meta = stored.meta
     looker = seat if perspective == SEAT else None
+    made = [entry for entry in stored.log if "takeback" not in entry]  # the decisions, as they were made
     decisions = [
         {
             "n": n,
@@ -130,14 +132,18 @@ def build(
             "clock": entry.get("clock"),
             "events": _events(stored.events.get(int(entry["version"])), raw and perspective == FULL),
         }
-        for n, entry in enumerate(stored.log, 1)
+        for n, entry in enumerate(made, 1)
     ]
+    takebacks = _takebacks(stored.log)
+    for takeback in takebacks:
+        for n in takeback["decisions"]:
+            decisions[n - 1]["taken_back"] = True
     seen = _views(game, meta, stored.log, looker) if views else None
     if perspective == FULL and seen is not None:
         for decision, view in zip(decisions, seen[1:], strict=True):
             decision["view"] = view
     record: dict[str, Any] = {
-        "format": FORMAT,
+        "format": format_for(takebacks),  # a record with takebacks is /2: a reader of /1 refuses it
         "perspective": FULL,
         "seat": None,
         "header": header(game, meta, viewer),
@@ -146,6 +152,8 @@ def build(
         "result": game_result(meta.result),
         "setup": {"seed": meta.seed},
     }
+    if takebacks:  # the record of a match without any keeps its shape
+        record["takebacks"] = takebacks
     if perspective != FULL:
         # What a seat or a spectator may see of it: decided in one place, the engine's (no seed).
         return restrict(record, looker, seen)
@@ -153,12 +161,33 @@ def build(
     return record
 
 
+def _takebacks(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record's ``takebacks`` (issue 47): for each takeback of the log, in order, the seat, the
+    numbers of the decisions it took back, and when it was asked for and accepted."""
+    numbers = taken_back_numbers(log)
+    return [
+        {
+            "seat": int(log[i]["seat"]),
+            "decisions": numbers[i],
+            "requested_at": iso(log[i].get("requested_at")),
+            "accepted_at": iso(log[i].get("accepted_at", log[i].get("at"))),
+        }
+        for i in sorted(numbers)
+    ]
+
+
 def _views(game: Game, meta: MatchMeta, log: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-    """``seat``'s views (``None``: the spectator's) before the first decision and after each, of the
-    states replayed from the seed (which never leaves the server while the match is in play)."""
+    """``seat``'s views (``None``: the spectator's) before the first decision and after each, as it was
+    made, of the states replayed from the seed (which never leaves the server while the match is in
+    play); after a takeback the play goes on from the position before the decisions it took back."""
     state = game.setup(meta.players, meta.options, meta.seed)
     seen = [game.view(state, seat)]
-    for entry in log:
+    for i, entry in enumerate(log):
+        if "takeback" in entry:
+            state = game.setup(meta.players, meta.options, meta.seed)
+            for earlier in live_entries(log[: i + 1]):
+                game.apply(state, earlier["action"], seat=int(earlier["seat"]))
+            continue
         game.apply(state, entry["action"], seat=int(entry["seat"]))
         seen.append(game.view(state, seat))
     return seen

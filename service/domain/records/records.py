@@ -3,7 +3,9 @@ the exports of many finished matches (a player's, an app's, a tournament's) as N
 
 An export is a generator of lines: it reads :data:`BATCH` matches a round trip
 (:meth:`service.storage.records.RecordStore.load_many`), writes each record as one line and keeps none, so its
-memory does not grow with the export.  After ``limit`` records its last line is
+memory does not grow with the export (a batch's lines go out as one piece).  A finished match's full
+record is written as kept (:mod:`service.domain.records.keeping`), or built, and then kept for the
+next reader.  After ``limit`` records its last line is
 ``{"type": "cursor", "cursor": ...}``: the next call passes it as ``cursor`` and goes on from there.
 Everything a request can get wrong (credentials, filters, cursor) is checked before the first line.
 """
@@ -17,7 +19,7 @@ from functools import partial
 from typing import Any
 
 from engine.core import Game
-from engine.records import FULL, SEAT, SPECTATOR
+from engine.records import FULL, SEAT, SPECTATOR, restrict
 from service.config import Config
 from service.domain.accounts import Accounts
 from service.domain.errors import Forbidden, invalid, not_found
@@ -25,7 +27,8 @@ from service.domain.identity import READ, Caller
 from service.domain.matches.reading import viewing_app
 from service.domain.matchmaking.making import caller_app
 from service.domain.records.building import SERVICE_EVENT_TYPES, build
-from service.encoding import dumps_bytes
+from service.domain.records.keeping import Keeper, restricted
+from service.encoding import dumps_bytes, loads
 from service.storage.accounts import AccountStore
 from service.storage.matches import FINISHED, OVER_STATUSES, MatchMeta, Store, now
 from service.storage.records import RecordStore
@@ -98,6 +101,7 @@ class Records:
         self.players = AccountStore(store.redis)
         self.tournaments = TournamentStore(store.redis)
         self.reads = RecordStore(store.redis)
+        self.keeper = Keeper(self.reads, games)
         #: The seat the caller holds in a match (``None``: a spectator), with the 401/404 of ``GET match``.
         self.seat_of = seat_of
 
@@ -105,11 +109,13 @@ class Records:
 
     def record(
         self, match_id: str, who: Caller, *, views: bool, perspective: str | None, seat: int | None
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | bytes:
         """The record of one match as ``who`` may read it (see ``docs/records.md``): a match over is
         everyone's (``full`` by default); in play a seat reads its own perspective (or a spectator's),
-        anyone else a spectator's."""
-        stored = self.reads.load_many([match_id], SERVICE_EVENT_TYPES)[0]
+        anyone else a spectator's.  A finished match's full record comes as its JSON (kept, or built
+        and then kept: :mod:`service.domain.records.keeping`)."""
+        build_id = None if views else self.keeper.build_id
+        stored = self.reads.load_many([match_id], SERVICE_EVENT_TYPES, build_id)[0]
         if stored is None:
             raise not_found(f"match {match_id!r}")
         meta = stored.meta
@@ -129,7 +135,22 @@ class Records:
             raise Forbidden("record_in_play", "the full record is shown once the match is over")
         if not over and perspective == SEAT and seat != mine:
             raise Forbidden("record_in_play", "while the match is in play a seat reads its own record only")
-        return build(self.games[meta.game], stored, perspective, seat, viewer=viewing_app(who), views=views)
+        viewer = viewing_app(who)
+        looker = seat if perspective == SEAT else None
+        game = self.games[meta.game]
+        if build_id is not None:
+            kept = self.keeper.usable(stored, viewer)
+            if kept is not None:
+                return kept if perspective == FULL else restricted(kept, looker)
+            if stored.kept is not None:  # kept for another viewer: its parts, to build this one's
+                stored = self.reads.load_many([match_id], SERVICE_EVENT_TYPES)[0]
+                if stored is None:
+                    raise not_found(f"match {match_id!r}")
+            elif self.keeper.keepable(stored, viewer):
+                full = self.keeper.full(game, stored, viewer)
+                self.keeper.keep_built([(match_id, str(stored.stamp), full)])
+                return full if perspective == FULL else restrict(loads(full), looker)
+        return build(game, stored, perspective, seat, viewer=viewer, views=views)
 
     # -- exports ----------------------------------------------------------------------------------------
 
@@ -193,22 +214,41 @@ class Records:
         """The records of the matches ``batches`` name that ``filters`` keep, a line each, and the cursor
         line after ``limit`` of them; the names of matches gone (past their retention) are ``forget``-ten."""
         written = 0
+        keeper = self.keeper
         for ids, cursors in batches:
-            found = self.reads.load_many(ids, SERVICE_EVENT_TYPES)
+            found = self.reads.load_many(ids, SERVICE_EVENT_TYPES, keeper.build_id)
             gone = [mid for mid, stored in zip(ids, found, strict=True) if stored is None]
             if gone:
                 forget(gone)
+            lines: list[bytes] = []
+            built: list[tuple[str, str, bytes]] = []
             for stored, cursor in zip(found, cursors, strict=True):
                 if stored is None or not filters.keeps(stored.meta):
                     continue
                 game = self.games.get(stored.meta.game)
                 if game is None:
                     continue
-                yield dumps_bytes(build(game, stored, FULL, None, viewer=viewer, raw=True)) + b"\n"
+                line = keeper.usable(stored, viewer)
+                if line is None:
+                    parts = stored
+                    if stored.kept is not None:  # kept for another viewer: its parts, to build this one's
+                        again = self.reads.load_many([stored.meta.id], SERVICE_EVENT_TYPES)[0]
+                        if again is None:
+                            continue
+                        parts = again
+                    line = keeper.full(game, parts, viewer)
+                    if keeper.keepable(parts, viewer):
+                        built.append((parts.meta.id, str(parts.stamp), line))
+                lines.append(line)
                 written += 1
                 if written == limit:
-                    yield dumps_bytes({"type": "cursor", "cursor": cursor}) + b"\n"
-                    return
+                    lines.append(dumps_bytes({"type": "cursor", "cursor": cursor}))
+                    break
+            keeper.keep_built(built)
+            if lines:
+                yield b"\n".join(lines) + b"\n"
+            if written == limit:
+                return
 
 
 def _int_cursor(cursor: str | None) -> int | None:

@@ -134,6 +134,11 @@ class TournamentScheduler:
             self._specs[key] = spec
         return spec
 
+    def forget_spec(self, app: str, tid: str) -> None:
+        """Drop the kept spec of a tournament whose spec was rewritten (a deleted player's entrant,
+        :mod:`service.domain.privacy.tournaments`): the next look reads it again."""
+        self._specs.pop((app, tid), None)
+
     def _matches_at(
         self, app: str, spec: dict[str, Any], numbers: list[int]
     ) -> list[tuple[int, dict[str, Any]]]:

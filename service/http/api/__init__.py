@@ -24,6 +24,7 @@ def register_blueprints(app: Flask, api: Api) -> None:
         accounts,
         actions,
         challenges,
+        chat,
         docs,
         events,
         feed,
@@ -32,10 +33,13 @@ def register_blueprints(app: Flask, api: Api) -> None:
         hints,
         lifecycle,
         matches,
+        privacy,
+        push,
         quota,
         ratings,
         records,
         seeks,
+        takebacks,
         tournaments,
         webclient,
         webhooks,
@@ -43,8 +47,12 @@ def register_blueprints(app: Flask, api: Api) -> None:
 
     for module in (games, matches, lifecycle, actions, events, feed, hints, health, quota, webhooks):
         api.register_blueprint(module.blp)
-    for module in (ratings, seeks, challenges, tournaments):
+    for module in (ratings, seeks, challenges, tournaments, privacy):
         api.register_blueprint(module.blp)
+    api.register_blueprint(chat.blp)
+    api.register_blueprint(chat.app_reports)
+    api.register_blueprint(takebacks.blp)
+    api.register_blueprint(push.blp)
     for blueprint in (accounts.admin, accounts.players, accounts.me):
         api.register_blueprint(blueprint)
     for blueprint in (records.match_records, records.exports):

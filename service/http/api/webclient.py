@@ -30,6 +30,16 @@ def match_page(match_id: str) -> Response:
     return send_from_directory(WEB, "match.html", max_age=0)
 
 
+@blp.route("/play/sw.js")
+def service_worker() -> Response:
+    """The Web Push service worker (``service/web/sw.js``), served from ``/play/`` so that its scope is
+    every page of the client (a worker's scope is at most its script's directory); never cached, so a
+    new version takes over at the next visit."""
+    resp = send_from_directory(WEB, "sw.js", max_age=0, mimetype="text/javascript")
+    resp.headers["Service-Worker-Allowed"] = "/play/"
+    return resp
+
+
 @blp.route("/play/static/<path:filename>")
 def static_file(filename: str) -> Response:
     return send_from_directory(WEB, filename, max_age=300)

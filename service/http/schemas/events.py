@@ -8,6 +8,8 @@ from marshmallow import Schema, fields, validate
 
 from engine.ai import LEVELS
 from service.events import (
+    CHAT,
+    CHAT_DELETED,
     CREATED,
     JOINED,
     LEFT,
@@ -16,6 +18,10 @@ from service.events import (
     RESIGNED,
     RETURNED,
     STARTED,
+    TAKEBACK,
+    TAKEBACK_ACCEPTED,
+    TAKEBACK_DECLINED,
+    TAKEBACK_REQUESTED,
     TIMEOUT,
 )
 from service.http.schemas.fields import FullMatch
@@ -92,6 +98,53 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
         match_id={"type": "string"},
         reason={"type": "string", "enum": ["declined", "withdrawn"]},
     ),
+    TAKEBACK_REQUESTED: _service_event(
+        TAKEBACK_REQUESTED,
+        "`seat` asks to take back its last `count` decisions (those that made `versions`): every other "
+        "player accepts or declines it by `expires_at` (`POST /v1/matches/{match_id}/takebacks/{id}/...`).",
+        id={"type": "string"},
+        seat={"type": "integer", "minimum": 0},
+        count={"type": "integer", "minimum": 1},
+        versions={"type": "array", "items": {"type": "integer"}},
+        expires_at={"type": "number"},
+    ),
+    TAKEBACK_ACCEPTED: _service_event(
+        TAKEBACK_ACCEPTED,
+        "`seat` accepted the takeback request `id` (the decisions go back once every player has: "
+        "`takeback`).",
+        id={"type": "string"},
+        seat={"type": "integer", "minimum": 0},
+    ),
+    TAKEBACK_DECLINED: _service_event(
+        TAKEBACK_DECLINED,
+        "`seat` declined the takeback request `id` of `requested_by` (its own: withdrawn); nothing changes.",
+        id={"type": "string"},
+        seat={"type": "integer", "minimum": 0},
+        requested_by={"type": "integer", "minimum": 0},
+    ),
+    TAKEBACK: _service_event(
+        TAKEBACK,
+        "The takeback request `id` was accepted: `seat`'s last `count` decisions (those that made "
+        "`versions`) are taken back and `to_move` decides again. The position is the one before them: "
+        "read the match again (events before this one describe decisions no longer in force).",
+        id={"type": "string"},
+        seat={"type": "integer", "minimum": 0},
+        count={"type": "integer", "minimum": 1},
+        versions={"type": "array", "items": {"type": "integer"}},
+        to_move={"type": ["integer", "null"], "minimum": 0},
+    ),
+    CHAT: _service_event(
+        CHAT,
+        "A chat message (docs/api/chat.md): the players' channel reaches the seats only, the spectators' "
+        "channel everyone. Show its `name` and `text` as text, never as markup.",
+        message={"$ref": "#/components/schemas/ChatMessage"},
+    ),
+    CHAT_DELETED: _service_event(
+        CHAT_DELETED,
+        "A moderator deleted the chat message `message_id` of `channel`: stop showing it.",
+        message_id={"type": "integer", "minimum": 1},
+        channel={"type": "string", "enum": ["players", "spectators"]},
+    ),
 }
 
 
@@ -143,9 +196,18 @@ class EventsPageSchema(Schema):
 
 
 class LogEntrySchema(Schema):
-    version = fields.Integer(required=True, metadata={"description": "The version this action produced."})
+    """A decision (``action``), or a takeback (``takeback``: the seat's last so many decisions in force
+    were taken back; replaying the log undoes them)."""
+
+    version = fields.Integer(required=True, metadata={"description": "The version this entry produced."})
     seat = fields.Integer(required=True)
-    action = fields.Dict(required=True)
+    action = fields.Dict(metadata={"description": "The decision (absent on a takeback entry)."})
+    takeback = fields.Integer(
+        metadata={
+            "description": "A takeback entry: `seat`'s last `takeback` decisions in force are taken back "
+            "(absent on a decision)."
+        }
+    )
 
 
 class LogSchema(Schema):

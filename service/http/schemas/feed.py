@@ -10,18 +10,23 @@ from service.domain.feeds.feed import (
     CHALLENGE_DECLINED,
     CHALLENGE_EXPIRED,
     CHALLENGE_RECEIVED,
+    CHAT_MESSAGE,
     ENTRY_TYPES,
     INVITED,
     MATCH_OVER,
     SEAT_JOINED,
     SEEK_EXPIRED,
     SEEK_MATCHED,
+    TAKEBACK_ACCEPTED,
+    TAKEBACK_DECLINED,
+    TAKEBACK_REQUESTED,
     TIMED_OUT,
     TOURNAMENT_MATCH,
     TOURNAMENT_OVER,
     YOUR_TURN,
 )
 from service.http.schemas.actions import DecisionSchema
+from service.http.schemas.chat import ChatMessageSchema
 from service.http.schemas.events import EVENT_ID
 from service.http.schemas.fields import FullMatch
 from service.storage.tournaments import CANCELLED as TOURNAMENT_CANCELLED
@@ -94,7 +99,12 @@ class FeedEntrySchema(Schema):
             "it was not answered in time. Tournaments' (`tournament_id`): "
             f"`{TOURNAMENT_MATCH}`: a match of yours in the tournament (`tournament_name`) was made, "
             f"`match_id` in `round`; `{TOURNAMENT_OVER}`: the tournament ended (`status` `finished` or "
-            "`cancelled`) and you ended it `rank`-th with `points`."
+            "`cancelled`) and you ended it `rank`-th with `points`. Takebacks (`takeback_id`, "
+            f"`requested_by`): `{TAKEBACK_REQUESTED}`: a seat asks to take back its last `count` "
+            "decisions (accept or decline by `expires_at`: `POST /v1/matches/{match_id}/takebacks/"
+            f"{{takeback_id}}/accept`); `{TAKEBACK_ACCEPTED}`: every player accepted and the decisions "
+            f"were taken back; `{TAKEBACK_DECLINED}`: `declined_seat` declined it (the requester's own "
+            "seat: withdrawn)."
         },
     )
     match_id = fields.String(
@@ -194,7 +204,10 @@ class FeedEntrySchema(Schema):
         FeedChallengerSchema, metadata={"description": f"`{CHALLENGE_RECEIVED}` only: who challenges you."}
     )
     expires_at = fields.Float(
-        metadata={"description": f"`{CHALLENGE_RECEIVED}` only: answer before this (epoch seconds)."}
+        metadata={
+            "description": f"`{CHALLENGE_RECEIVED}`, `{TAKEBACK_REQUESTED}`: answer before this (epoch "
+            "seconds)."
+        }
     )
     declined_by = fields.String(
         metadata={"description": f"`{CHALLENGE_DECLINED}` only: the player who declined (or cancelled)."}
@@ -210,6 +223,28 @@ class FeedEntrySchema(Schema):
         metadata={"description": f"`{TOURNAMENT_OVER}` only: your place in the final standings (1 = first)."}
     )
     points = fields.Float(metadata={"description": f"`{TOURNAMENT_OVER}` only: your tournament points."})
+    chat = fields.Nested(
+        ChatMessageSchema,
+        metadata={
+            "description": f"`{CHAT_MESSAGE}` only: a message another seat wrote in the match's players' "
+            "channel (docs/api/chat.md); none from an author you muted."
+        },
+    )
+    takeback_id = fields.String(
+        metadata={"description": "The takeback entries' request (its id in the match)."}
+    )
+    requested_by = fields.Integer(
+        metadata={"description": "The takeback entries' requesting seat (the one whose decisions go back)."}
+    )
+    count = fields.Integer(
+        metadata={
+            "description": f"`{TAKEBACK_REQUESTED}`, `{TAKEBACK_ACCEPTED}`: how many of its latest "
+            "decisions the seat takes back."
+        }
+    )
+    declined_seat = fields.Integer(
+        metadata={"description": f"`{TAKEBACK_DECLINED}` only: the seat that declined (or withdrew) it."}
+    )
 
 
 class FeedPageSchema(Schema):

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from engine.records import FULL, SEAT, SPECTATOR
 from service.http.schemas.accounts import PLAYER_ID
+from service.http.schemas.chat import ChatMessageSchema
 
 #: The most records one export call writes before its cursor line.
 MAX_EXPORT_LIMIT = 10_000
@@ -18,12 +19,17 @@ _MOMENT = (
 )
 
 
+#: ``include`` of a record: ``views``, ``chat`` or both (comma-separated).
+_INCLUDE = r"^(views|chat)(,(views|chat))?$"
+
+
 class RecordQuerySchema(Schema):
     include = fields.String(
-        validate=validate.OneOf(["views"]),
+        validate=validate.Regexp(_INCLUDE),
         metadata={
             "description": "`views`: each decision's view after it, and `initial_view`, as the record's "
-            "perspective sees them (a full record's are the spectator's)."
+            "perspective sees them (a full record's are the spectator's). `chat`: the match's chat "
+            "(`chat`, docs/api/chat.md) as the perspective may read it. Both: `views,chat`."
         },
     )
     perspective = fields.String(
@@ -60,6 +66,10 @@ class ExportQuerySchema(Schema):
         validate=validate.Range(min=1, max=MAX_EXPORT_LIMIT),
         metadata={"description": f"Records before the cursor line (default {DEFAULT_EXPORT_LIMIT})."},
     )
+    include = fields.String(
+        validate=validate.OneOf(["chat"]),
+        metadata={"description": "`chat`: each record carries its match's chat (`chat`, both channels)."},
+    )
 
 
 class PlayerExportQuerySchema(ExportQuerySchema):
@@ -70,13 +80,26 @@ class PlayerExportQuerySchema(ExportQuerySchema):
 
 
 class RecordSchema(Schema):
-    """A match record (format `tabletop-record/1`; its JSON Schema: `/record.schema.json`)."""
+    """A match record (format `tabletop-record/1`, or `tabletop-record/2` when it holds takebacks; its
+    JSON Schema: `/record.schema.json`)."""
 
     format = fields.String(required=True)
     perspective = fields.String(required=True, validate=validate.OneOf([FULL, SEAT, SPECTATOR]))
     seat = fields.Integer(required=True, allow_none=True)
     header = fields.Dict(required=True)
     decisions = fields.List(fields.Dict(), required=True)
+    takebacks = fields.List(
+        fields.Dict(),
+        metadata={
+            "description": "Format `tabletop-record/2` only: the takebacks, in order (`seat`, the "
+            "`decisions` they took back by number, `requested_at`, `accepted_at`); those decisions stay "
+            "in `decisions` where they were made, marked `taken_back`."
+        },
+    )
     initial_view = fields.Dict()
+    chat = fields.List(
+        fields.Nested(ChatMessageSchema),
+        metadata={"description": "`include=chat`: the match's chat as the perspective may read it."},
+    )
     result = fields.Dict(required=True, allow_none=True)
     setup = fields.Dict(required=True, allow_none=True)

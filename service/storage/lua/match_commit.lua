@@ -1,5 +1,6 @@
 -- One move of one match, all or nothing (see service/storage/matches.py, Store.commit).
--- KEYS: meta, state, events, log, outbox [, idempotency record]   (one hash tag: same cluster slot)
+-- KEYS: meta, state, events, log, outbox, the match's four chat keys (service/storage/chat.py: they
+--       live and go with the match) [, idempotency record]   (one hash tag: same cluster slot)
 -- ARGV: expected version, expected updated_at (the two name one committed version),
 --       encoded state ("" = unchanged), log entry ("" = none),
 --       expire seconds (0 = keep the keys' time to live, -1 = drop it: a waiting match started),
@@ -16,8 +17,8 @@ local current = found[1]
 if not current then
   return {-1}
 end
-if KEYS[6] then
-  local stored = redis.call('GET', KEYS[6])
+if KEYS[10] then
+  local stored = redis.call('GET', KEYS[10])
   if stored then
     return {2, stored}
   end
@@ -49,8 +50,8 @@ end
 if ARGV[4] ~= '' then  -- the action log holds moves only
   redis.call('RPUSH', KEYS[4], ARGV[4])
 end
-if KEYS[6] then
-  redis.call('SET', KEYS[6], ARGV[6], 'EX', ARGV[7])
+if KEYS[10] then
+  redis.call('SET', KEYS[10], ARGV[6], 'EX', ARGV[7])
 end
 if ARGV[8] ~= '' then  -- drained into the players' feeds after the commit (or by the workers' sweep)
   redis.call('RPUSH', KEYS[5], ARGV[8])
@@ -58,11 +59,11 @@ end
 redis.call('PUBLISH', KEYS[3], table.concat(published, '\n'))
 local expire = tonumber(ARGV[5])
 if expire > 0 then
-  for i = 1, 5 do
+  for i = 1, 9 do
     redis.call('EXPIRE', KEYS[i], expire)
   end
 elseif expire < 0 then
-  for i = 1, 5 do
+  for i = 1, 9 do
     redis.call('PERSIST', KEYS[i])
   end
 end
