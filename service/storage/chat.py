@@ -200,6 +200,8 @@ class ChatStore:
     ) -> list[tuple[str, dict[str, Any]]]:
         """Up to ``count`` of the app's reports older than the id ``before`` (``"+"``: from the
         newest) and younger than ``retention`` seconds, newest first."""
+        if before != "+" and all(int(part) == 0 for part in before.split("-")):
+            return []  # nothing is older than the first id (and Redis refuses the bound "(0-0")
         top = f"({before}" if before != "+" else "+"
         oldest = f"{int((time.time() - retention) * 1000)}-0"
         rows = cast("list[Any]", self.redis.xrevrange(app_key(app, "chat:reports"), top, oldest, count))

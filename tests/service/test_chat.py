@@ -311,6 +311,9 @@ def test_an_app_lists_the_reports_of_all_its_matches_newest_first(
     rest = app_reports(client, key, after=one["next"], limit=1).json
     assert [r["id"] for r in rest["reports"]] == [oldest["id"]] and rest["next"] is None
     assert app_reports(client, key, after="nonsense").status_code == 422
+    assert app_reports(client, key, after=f"{2**64}-0").status_code == 422  # no stream id is that big
+    for first_ids in ("0-0", "00-000"):  # nothing is older than the first id (Redis refuses "(0-0")
+        assert app_reports(client, key, after=first_ids).json == {"reports": [], "next": None}
     assert app_reports(client, key, limit=0).status_code == 422
     # The app's key only: its players do not read it, another app reads its own (none).
     assert app_reports(client, bob).status_code == 401

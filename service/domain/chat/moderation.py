@@ -132,7 +132,7 @@ class Moderation:
             app = require_app(who)
         if not 1 <= limit <= MAX_REPORTS_PAGE:
             raise invalid("limit", f"from 1 to {MAX_REPORTS_PAGE}")
-        if after is not None and not CURSOR.match(after):
+        if after is not None and not (CURSOR.match(after) and max(map(int, after.split("-"))) < 2**64):
             raise invalid("after", "not a cursor of this list: pass the `next` a page gave")
         rows = self.store.app_reports(app, after or "+", limit + 1, self.retention)
         found = [
