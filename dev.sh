@@ -41,10 +41,9 @@ case "$cmd" in
     # on CPU they leave idle (they wait on servers a third of the time); either failing fails the run.
     "$VENV/bin/mypy" & typing=$!
     # worksteal: an idle test worker takes queued tests from a busy one (test durations vary 1000-fold).
-    # Three workers on two cores: a third of a worker's time is spent waiting on servers it started
-    # (two kept the cores 63% busy), and the third fills that wait.
+    # Two workers on two cores: three ran 10% faster but overloaded the timing of real-process tests.
     status=0
-    "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-3}" --dist worksteal "$@" || status=$?
+    "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist worksteal "$@" || status=$?
     wait "$typing" || status=1
     exit "$status" ;;
   bench)
