@@ -94,6 +94,13 @@ class PushStore:
         field = f"{subscription_id}|{source}"
         return bool(self._mark(keys=[push_key(key, "marks")], args=[field, number, MARK_SECONDS]))
 
+    def unmark(self, key: str, subscription_id: str, source: str, number: int) -> None:
+        """Give back the mark of note ``number`` (its job could not be queued), unless a later note of
+        its source was marked since."""
+        field = f"{subscription_id}|{source}"
+        if self.redis.hget(push_key(key, "marks"), field) == str(number).encode():
+            self.redis.hdel(push_key(key, "marks"), field)
+
     # -- the server's VAPID keys ----------------------------------------------------------------------
 
     def vapid(self) -> dict[str, Any] | None:

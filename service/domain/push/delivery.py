@@ -11,7 +11,9 @@ turns, timeouts or hints.  Each job sends one message once, with the webhook set
 **Once per note.**  A note is queued at most once per subscription, however often it is carried (two
 drains of one outbox): the job id is derived from the note and the subscription, and the player's marks
 (:meth:`service.storage.push.PushStore.mark`) remember the newest note of each source queued after the
-job is gone.  (Queued, then marked: a process dying in between queues it again, at least once.)
+job is gone.  The mark is taken first, atomically, so of two drains carrying the note at once only one
+queues it (queued first, a job that ran and was gone before the second drain's put was sent again); a
+put that fails gives the mark back, and a process dying between the two loses that one notification.
 
 **Each attempt** (:meth:`PushDelivery.deliver`), in order: the subscription must still exist and want
 the type; a ``your_turn`` whose match had a newer note queued for the subscription since is dropped
@@ -203,9 +205,8 @@ class PushDelivery:
         for sid, sub in sorted(self.store.subscriptions(key).items()):
             if kind not in sub.get("types", ()):
                 continue
-            marked = self.store.marked(key, sid, source)
-            if marked is not None and marked >= number:
-                continue  # queued already (this note, or a later one of its source)
+            if not self.store.mark(key, sid, source, number):
+                continue  # queued already (this note, or a later one of its source), maybe by another drain
             message = {
                 "key": key,
                 "subscription": sid,
@@ -217,8 +218,11 @@ class PushDelivery:
                 "step": 0,
                 "backoff": None,
             }
-            queued += self.queue.put(message)
-            self.store.mark(key, sid, source, number)
+            try:
+                queued += self.queue.put(message)
+            except Exception:
+                self.store.unmark(key, sid, source, number)  # not queued: the next drain queues it
+                raise
         return queued
 
     def deliver(self, message: dict[str, Any], send: Send) -> str:
