@@ -2,7 +2,7 @@
 
 Every match's feed carries them beside its game's events, whatever the game, and no game's event type
 is one of them.  Their shapes, as the spec shows them, are :data:`service.http.schemas.events.SERVICE_EVENTS`
-(and ``match_over``'s, which carries the game's result, :mod:`service.http.spec`); who writes them is
+(and ``match_over``'s, which carries the game's result, :mod:`service.http.spec.events`); who writes them is
 :mod:`service.domain.matches.operations` (a match's first and last events, timeouts, returns) and
 :mod:`service.domain.matches.lifecycle` (seats taken, left and resigned, rematches).
 """

@@ -389,20 +389,26 @@ class Ratings:
             if game not in found:
                 continue
             record, rank, history = found[game]
-            ratings.append(
-                {
-                    "game": game,
-                    "pool": record["pool"],
-                    "mu": record["mu"],
-                    "sigma": record["sigma"],
-                    "ordinal": record["ordinal"],
-                    "matches": record["matches"],
-                    "rank": rank,
-                    "last_played_at": record["last_played_at"],
-                    "history": [
-                        {k: e[k] for k in ("match_id", "at", "place", "players", "before", "after")}
-                        for e in history
-                    ],
-                }
-            )
+            shown = [
+                {k: e[k] for k in ("match_id", "at", "place", "players", "before", "after")} for e in history
+            ]
+            ratings.append(standing_document(game, record, rank, shown))
         return {"player": player, "ratings": ratings}
+
+
+def standing_document(
+    game: str, record: dict[str, Any], rank: int | None, history: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A player's standing in one game as the API shows it (the ratings page, and the player's data
+    export, which adds the name it was rated under)."""
+    return {
+        "game": game,
+        "pool": record["pool"],
+        "mu": record["mu"],
+        "sigma": record["sigma"],
+        "ordinal": record["ordinal"],
+        "matches": record["matches"],
+        "rank": rank,
+        "last_played_at": record["last_played_at"],
+        "history": history,
+    }

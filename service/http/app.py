@@ -20,7 +20,8 @@ from service.http.json_provider import OrjsonProvider
 from service.http.metrics import Metrics
 from service.http.routing import RememberingMap
 from service.http.schemas.errors import ErrorSchema
-from service.http.spec import describe_match_request, register_components
+from service.http.spec.components import register_components
+from service.http.spec.requests import describe_match_request
 from service.live.hub import LiveEvents
 from service.storage.matches import connect_store
 

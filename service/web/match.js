@@ -505,17 +505,29 @@ async function load() {
   render();
 }
 
+/** Pauses (ms) between the reads of a rematch that answer 404 before the page calls its offer expired:
+ * the offer links the finished match to its rematch (the `rematch` event) a moment before the server
+ * makes the rematch, and a read in between is answered as an expired offer is.  No later event of the
+ * finished match would correct it (its player's page stayed on "expired", CI's flake). */
+const REMATCH_NOT_YET_MS = [250, 500, 1000, 2000];
+
 /** The rematch of a finished match I played, as a spectator sees it (a rematch is private: this page's
  * seat token, the one its seat in the rematch is kept for, reads it); {status: "expired"} when the
- * offer expired unclaimed (it may be made again). */
+ * offer expired unclaimed (it may be made again).  A rematch this page has seen expired is read once;
+ * one it has not, again for a few seconds first (REMATCH_NOT_YET_MS). */
 async function rematchOf(m) {
   if (m.status !== "finished" || !m.rematch || !holdsSeat(m)) return null;
-  try {
-    const doc = await new Api(api.token).match(m.rematch);
-    return {status: doc.status};
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return {status: "expired"};
-    throw err;
+  const seenExpired = state.rematch?.id === m.rematch && state.rematch.status === "expired";
+  const pauses = seenExpired ? [] : REMATCH_NOT_YET_MS;
+  for (let i = 0; ; i++) {
+    try {
+      const doc = await new Api(api.token).match(m.rematch);
+      return {id: m.rematch, status: doc.status};
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    }
+    if (i >= pauses.length) return {id: m.rematch, status: "expired"};
+    await new Promise((r) => setTimeout(r, pauses[i]));
   }
 }
 
@@ -565,6 +577,9 @@ async function play(action) {
     showRefusal(err);
   } finally {
     state.busy = false;
+    // Drawn again even if the match is as last drawn: its events may have drawn the next decision
+    // while this move was under way, its choices disabled, and no event comes to draw them enabled.
+    state.drawn = null;
     await refresh();
   }
 }
@@ -625,9 +640,17 @@ async function follow() {
         appendEvents(page.events);
         state.after = page.last_id;
         await refresh();
-      } else if (page.status !== "active" && page.status !== "waiting") {
-        if (state.match.status !== page.status) await refresh();
-        if (!awaitsRematch()) return;
+      } else {
+        const over = page.status !== "active" && page.status !== "waiting";
+        if (page.version > state.match.version || page.status !== state.match.status) {
+          // Nothing new to read, yet the match is past the one drawn: the refresh after its events
+          // failed, or drew an answer older than they were.  Read it again rather than wait on.
+          await refresh();
+        } else if (over && state.rematch && awaitsRematch()) {
+          // No event of this match says when its rematch is made, starts or expires: read it again.
+          await refresh();
+        }
+        if (over && !awaitsRematch()) return;
       }
     } catch (err) {
       $("status").textContent = `Connection problem (${err.message}); retrying…`;

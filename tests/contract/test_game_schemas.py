@@ -3,7 +3,7 @@ result, event (as each seat and a spectator receive it) and log entry of random 
 game, player count and option set is valid against the spec's components, and the documents the API
 serves for a real match of every game are valid against the operations' response schemas.
 
-The schemas checked are those of the spec the service serves (``service/http/spec.py`` built from each
+The schemas checked are those of the spec the service serves (``service/http/spec/`` built from each
 game's ``outputs.py``), so a generated client can never be handed something its types deny.
 """
 
@@ -22,7 +22,8 @@ from engine.core import event_visible
 from engine.registry import GAMES
 from service.config import Config
 from service.http.app import OFFLINE_REDIS_URL, create_app
-from service.http.spec import pascal, render
+from service.http.spec import render
+from service.http.spec.refs import pascal
 from tests.service.conftest import make_config
 
 #: Playouts per (game, player count, option set); each is a full game.

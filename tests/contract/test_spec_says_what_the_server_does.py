@@ -6,7 +6,8 @@ import pytest
 
 from engine.registry import GAMES
 from service.http.app import create_app
-from service.http.spec import OPTIONAL_SEAT_NOTE, pascal
+from service.http.spec.refs import pascal
+from service.http.spec.security import OPTIONAL_SEAT_NOTE
 from tests.contract.test_game_schemas import SPEC
 from tests.service.conftest import make_config
 

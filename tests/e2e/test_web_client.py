@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import APIResponse, Browser, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench.api import free_port, start_server
@@ -98,6 +98,24 @@ def start_from_the_start_page(
     return url.path.rsplit("/", 1)[1], token
 
 
+def shown(page: Page) -> str:
+    """What a page shows of the match, for a test that waited in vain: its status, the version drawn,
+    its choices and the last events it read."""
+    return str(
+        page.evaluate(
+            """() => ({
+                status: document.getElementById('status').textContent,
+                drawn: document.body.dataset.version,
+                choices: document.getElementById('actions').dataset.version,
+                enabled: document.querySelectorAll('#actions button.action:not([disabled])').length,
+                disabled: document.querySelectorAll('#actions button.action[disabled]').length,
+                lifecycle: document.getElementById('lifecycle').innerText,
+                events: [...document.querySelectorAll('#log li')].slice(-6).map((li) => li.textContent),
+            })"""
+        )
+    )
+
+
 def play_by_clicking(
     page: Page, shot: Path | None, shot_after: int = 12, shot_when: str = "() => 1", limit: int | None = None
 ) -> int:
@@ -111,18 +129,21 @@ def play_by_clicking(
     deadline = time.monotonic() + 400
     while True:
         assert time.monotonic() < deadline, f"no result after {moves} moves"
-        handle = page.wait_for_function(
-            """last => {
-                if (!document.getElementById('result').hidden) return 'done';
-                if (!document.getElementById('refusal').hidden) return 'refused';
-                const list = document.getElementById('actions');
-                const button = list.querySelector('button.action:not([disabled])');
-                const fresh = list.dataset.version && list.dataset.version !== last;
-                return fresh && button ? list.dataset.version : null;
-            }""",
-            arg=last,
-            timeout=60_000,
-        )
+        try:
+            handle = page.wait_for_function(
+                """last => {
+                    if (!document.getElementById('result').hidden) return 'done';
+                    if (!document.getElementById('refusal').hidden) return 'refused';
+                    const list = document.getElementById('actions');
+                    const button = list.querySelector('button.action:not([disabled])');
+                    const fresh = list.dataset.version && list.dataset.version !== last;
+                    return fresh && button ? list.dataset.version : null;
+                }""",
+                arg=last,
+                timeout=60_000,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(f"no fresh choices in a minute after {moves} moves: {shown(page)}") from None
         version = handle.json_value()
         if version == "done" or (limit is not None and moves >= limit and shot is None):
             return moves
@@ -451,6 +472,36 @@ def test_two_people_in_two_browsers_invite_join_resign_and_play_on(browser, base
     done = Client(base_url).match(match_id, seat_token)  # a private match: a seat's token reads it
     assert done["status"] == "finished" and done["resigned"] == [1]
     assert done["seats"][1]["kind"] == "bot"
+
+
+def test_choices_drawn_from_events_before_the_moves_answer_are_enabled_by_it(page, base_url):
+    """A move's events can draw my next decision before the move's own answer is back (a loaded server
+    and browser, CI's flake): drawn while the move was under way, its choices are disabled, and the
+    answer, with nothing new to draw, must still enable them; no event would come to do it, the page
+    would wait for my decision, and I for its choices.  The answer is held back until then."""
+    seats = [{"name": "me"}, {"name": "bot", "kind": "bot", "level": "random"}]
+    created = Client(base_url).create_match("year_of_dragon", seats)
+    page.goto(f"{base_url}/play/{created['id']}#token={created['tokens'][0]['token']}")
+    last = wait_for_my_choices(page, "")
+    held: list[tuple[Route, APIResponse]] = []
+    # The move goes to the server; its answer waits here.
+    page.route("**/v1/matches/*/actions", lambda route: held.append((route, route.fetch())))
+    page.locator("#actions button.action:not([disabled])").first.click()
+    drawn = page.wait_for_function(  # my next decision, from the move's events alone
+        """last => {
+            const list = document.getElementById('actions');
+            const fresh = list.dataset.version && list.dataset.version !== last;
+            return fresh && list.querySelector('button.action') ? list.dataset.version : null;
+        }""",
+        arg=last,
+        timeout=60_000,
+    ).json_value()
+    wait_until(page, lambda: held, "the move's answer")
+    assert len(held) == 1 and page.locator("#actions button.action:not([disabled])").count() == 0
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    page.wait_for_selector("#actions button.action:not([disabled])", timeout=20_000)
+    assert page.locator("#actions").get_attribute("data-version") == drawn
 
 
 def test_the_pages_are_static_files_under_a_strict_policy(base_url):

@@ -7,6 +7,7 @@ asked from one player's page is accepted from the other's (issue 47)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tabletop_client import Client
 from tests.e2e import test_web_client as web
@@ -170,7 +172,10 @@ def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
     rematch_id = urlparse(page.url).path.rsplit("/", 1)[1]
     assert rematch_id != mid
     assert page.locator("#lifecycle").inner_text().startswith("Waiting for 1 more player to take their seat.")
-    other.wait_for_selector("#decline-rematch", timeout=30_000)  # from the finished match's events alone
+    try:
+        other.wait_for_selector("#decline-rematch", timeout=30_000)  # from the finished match's events alone
+    except PlaywrightTimeout:
+        raise AssertionError(f"Bob's page did not show the offer: {web.shown(other)}") from None
     assert other.locator("#rematch").inner_text() == "Join the rematch"
 
     if reason == "declined":
@@ -191,6 +196,38 @@ def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
     assert [(e["status"], e["reason"]) for e in over] == [("aborted", reason)]
     said = [e for e in api.events(mid)["events"] if e["type"] == "rematch_declined"]
     assert [(e["match_id"], e["reason"]) for e in said] == [(rematch_id, reason)]
+
+
+def test_a_rematch_read_before_it_is_made_is_read_again(other: Page, base_url: str) -> None:
+    """An offer links the finished match to its rematch (the ``rematch`` event) a moment before the
+    rematch is made: Bob's page, reading it in between, is answered 404, as for an offer that expired,
+    and no later event of the finished match says otherwise (CI's flake: his page said "expired" for
+    good).  Here that moment is the page's first read of the rematch; it reads again, and shows the offer."""
+    api = Client(base_url)
+    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}])
+    mid = created["id"]
+    ann, bob = (t["token"] for t in created["tokens"])
+    assert play_out(api, mid, [ann, bob])["status"] == "finished"
+    other.goto(f"{base_url}/play/{mid}#token={bob}")
+    other.wait_for_selector("#lifecycle button#rematch:has-text('Rematch')")
+    not_yet: list[str] = []
+
+    def first_read_not_yet(route: Route) -> None:
+        if not_yet or route.request.url.endswith(f"/{mid}"):
+            route.fallback()  # on to the page's confinement
+        else:
+            not_yet.append(route.request.url)
+            body = {"code": "not_found", "message": "no such match"}
+            route.fulfill(status=404, json=body)
+
+    other.route(re.compile(r".*/v1/matches/[0-9a-f]+$"), first_read_not_yet)
+    rematch_id = api.rematch(mid, ann)["match_id"]
+    try:
+        other.wait_for_selector("#decline-rematch", timeout=30_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the offer was not shown: {web.shown(other)}") from None
+    assert not_yet == [f"{base_url}/v1/matches/{rematch_id}"]
+    assert other.locator("#rematch").inner_text() == "Join the rematch"
 
 
 @pytest.mark.parametrize("reason", ["cancelled", "abandoned"])

@@ -42,7 +42,9 @@ from tests.reliability.fault_worker import FAULTS, FIRED
 from tests.reliability.processes import ROOT, ApiServer, RedisServer, call, create_match, kill_tree
 
 GAME = "year_of_dragon"
-THINK_MS = 300
+#: The searcher's budget: long enough to be caught searching (polled every 20 ms), short enough that a
+#: match of about forty of its decisions takes seconds.
+THINK_MS = 150
 SWEEP_S, STALL_S = 4, 3
 #: The fault hits once the match reached this version (a few moves in).
 FAULT_AT = 6

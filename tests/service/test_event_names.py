@@ -6,7 +6,7 @@ from pathlib import Path
 
 from service import events
 from service.http.schemas.events import SERVICE_EVENTS
-from service.http.spec import pascal
+from service.http.spec.refs import pascal
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 

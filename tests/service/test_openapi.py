@@ -8,7 +8,8 @@ import jsonschema_rs
 from engine.registry import GAMES
 from service.config import Config
 from service.http.app import OFFLINE_REDIS_URL, create_app
-from service.http.spec import pascal, render
+from service.http.spec import render
+from service.http.spec.refs import pascal
 from tests.service.high_card import GAME as HIGH_CARD
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
@@ -72,7 +73,8 @@ def test_served_spec_documents_every_action_type_and_error_status(client, app):
 def test_every_reference_resolves_and_move_errors_say_what_they_mean():
     """flask-smorest registers its response components only when referenced by name: a reference
     built by hand to one nobody else names would dangle.  The move's error statuses carry the
-    operation's own descriptions (service.http.spec.errors), which a bare component reference cannot."""
+    operation's own descriptions (service.http.spec.responses.errors), which a bare component reference
+    cannot."""
     spec = json.loads(COMMITTED.read_text(encoding="utf-8"))
     refs = set(_strings_under("$ref", spec))
     assert refs

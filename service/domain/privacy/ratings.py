@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from engine.core import Game
-from service.domain.ratings import HISTORY_LENGTH
+from service.domain.ratings import HISTORY_LENGTH, standing_document
 from service.storage.ratings import RatingStore
 
 
@@ -28,18 +28,7 @@ class RatingData:
     def export(self, app: str, player: str) -> Iterator[dict[str, Any]]:
         found = self.store.standing(app, player, sorted(self.games), HISTORY_LENGTH)
         for game, (record, rank, history) in sorted(found.items()):
-            yield {
-                "game": game,
-                "pool": record["pool"],
-                "name": record.get("name"),
-                "mu": record["mu"],
-                "sigma": record["sigma"],
-                "ordinal": record["ordinal"],
-                "matches": record["matches"],
-                "rank": rank,
-                "last_played_at": record["last_played_at"],
-                "history": history,
-            }
+            yield {**standing_document(game, record, rank, history), "name": record.get("name")}
 
     def erase(self, app: str, player: str, placeholder: str) -> int:
         return sum(self.store.drop_rater(app, game, player) for game in sorted(self.games))

@@ -35,7 +35,8 @@ from service.http.schemas.tournaments import (
     TournamentListSchema,
     TournamentSummarySchema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 admin = Blueprint(
     "admin", __name__, url_prefix="/v1/admin", description="The operator's: apps (TABLETOP_ADMIN_TOKEN)"

@@ -22,7 +22,8 @@ from service.http.context import current_caller, services
 from service.http.errors import etag
 from service.http.fast_path import Reader
 from service.http.schemas.actions import ActionHeadersSchema, ActionRequestSchema, MoveResultSchema
-from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
+from service.http.spec.responses import NOT_YOUR_DECISION, errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/matches", description="Moves")
 

@@ -16,7 +16,8 @@ from service.http.schemas.matchmaking import (
     ChallengeSchema,
     CreateChallengeSchema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "challenges",

@@ -22,7 +22,8 @@ from service.http.schemas.chat import (
     ChatReportSchema,
     ChatReportsSchema,
 )
-from service.http.spec import OPTIONAL_SEAT, REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import OPTIONAL_SEAT, REQUIRED_SEAT
 
 blp = Blueprint("chat", __name__, url_prefix="/v1/matches", description="A match's chat and its moderation")
 app_reports = Blueprint(

@@ -14,7 +14,8 @@ from service.http.api.streams import JSON, NDJSON, SSE, open_stream, subscriber,
 from service.http.context import current_caller, services
 from service.http.fast_path import Reader
 from service.http.schemas.events import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, LogSchema
-from service.http.spec import OPTIONAL_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import OPTIONAL_SEAT
 from service.live.delivery import poll_events
 from service.live.topics import Topic
 from service.storage.matches import ACTIVE, OVER_STATUSES, MatchMeta

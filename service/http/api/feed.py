@@ -25,7 +25,8 @@ from service.http.api.streams import JSON, NDJSON, SSE, open_stream, subscriber,
 from service.http.context import current_caller, services
 from service.http.schemas.events import EventsHeadersSchema
 from service.http.schemas.feed import DECISION, FeedPageSchema, FeedQuerySchema
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 from service.live.delivery import poll_feed
 from service.live.shaping import LiveEvent
 from service.live.topics import Topic

@@ -12,7 +12,7 @@ from service.http.api import Blueprint
 from service.http.context import services
 from service.http.errors import not_found
 from service.http.schemas.games import GameListSchema, GameSchema
-from service.http.spec import errors
+from service.http.spec.responses import errors
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Registered games")
 

@@ -10,7 +10,7 @@ from service.http.api import Blueprint
 from service.http.context import services
 from service.http.errors import unavailable
 from service.http.schemas.health import StatusSchema
-from service.http.spec import errors
+from service.http.spec.responses import errors
 from service.storage.client import STORAGE_ERRORS
 
 blp = Blueprint("health", __name__, description="Operations")

@@ -22,7 +22,8 @@ from service.http.api import Blueprint
 from service.http.api.streams import subscriber
 from service.http.context import current_caller, services
 from service.http.schemas.hints import HintRequestSchema, JobQuerySchema, JobSchema
-from service.http.spec import NOT_YOUR_DECISION, REQUIRED_SEAT, errors
+from service.http.spec.responses import NOT_YOUR_DECISION, errors
+from service.http.spec.security import REQUIRED_SEAT
 from service.live.credentials import CredentialRevoked
 from service.live.topics import Topic
 

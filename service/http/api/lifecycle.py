@@ -8,7 +8,8 @@ from service.http.api import Blueprint
 from service.http.context import current_caller, services
 from service.http.schemas.lifecycle import RematchSchema
 from service.http.schemas.matches import JoinedSchema, JoinRequestSchema, MatchSchema
-from service.http.spec import REQUIRED_SEAT, SECURITY_SCHEME, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT, SECURITY_SCHEME
 
 blp = Blueprint(
     "lifecycle", __name__, url_prefix="/v1/matches", description="Joining, leaving, returning, playing again"

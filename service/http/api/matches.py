@@ -19,7 +19,8 @@ from service.http.schemas.matches import (
     MatchListSchema,
     MatchSchema,
 )
-from service.http.spec import OPTIONAL_SEAT, REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import OPTIONAL_SEAT, REQUIRED_SEAT
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches and what a seat sees")
 

@@ -16,7 +16,8 @@ from service.http.schemas.privacy import (
     DeletedPlayerSchema,
     export_line_schema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "privacy", __name__, url_prefix="/v1", description="Player data: export, deletion, and their audit log"

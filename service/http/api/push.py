@@ -25,7 +25,8 @@ from service.http.schemas.push import (
     PushSubscriptionSchema,
     VapidPublicKeySchema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "push", __name__, url_prefix="/v1", description="Web Push: notifications to players' browsers"

@@ -12,7 +12,8 @@ from service.http.api import Blueprint
 from service.http.context import current_caller, services
 from service.http.limits import QUOTAS, Quotas
 from service.http.schemas.quota import MyAppSchema
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint("quota", __name__, url_prefix="/v1/apps", description="An app's limits and usage")
 

@@ -11,7 +11,8 @@ from service.domain.ratings import reader_app
 from service.http.api import Blueprint
 from service.http.context import current_caller, services
 from service.http.schemas.ratings import LeaderboardQuerySchema, LeaderboardSchema, PlayerRatingsSchema
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "ratings",

@@ -25,7 +25,8 @@ from service.http.schemas.records import (
     RecordQuerySchema,
     RecordSchema,
 )
-from service.http.spec import OPTIONAL_SEAT, REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import OPTIONAL_SEAT, REQUIRED_SEAT
 from service.storage.matches import MatchMeta
 
 match_records = Blueprint(

@@ -10,7 +10,8 @@ from service.http.api import Blueprint
 from service.http.api.idempotency import idempotent
 from service.http.context import current_caller, services
 from service.http.schemas.matchmaking import CreateSeekSchema, SeekListQuerySchema, SeekListSchema, SeekSchema
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "seeks",

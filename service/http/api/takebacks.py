@@ -13,7 +13,8 @@ from service.http.schemas.takebacks import (
     TakebackAnswerSchema,
     TakebackRequestSchema,
 )
-from service.http.spec import OPTIONAL_SEAT, REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import OPTIONAL_SEAT, REQUIRED_SEAT
 
 blp = Blueprint(
     "takebacks", __name__, url_prefix="/v1/matches", description="Taking back decisions, by agreement"

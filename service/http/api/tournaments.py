@@ -25,7 +25,8 @@ from service.http.schemas.tournaments import (
     TournamentSchema,
     TournamentSummarySchema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "tournaments",

@@ -28,7 +28,8 @@ from service.http.schemas.webhooks import (
     WebhookSchema,
     WebhookWithSecretSchema,
 )
-from service.http.spec import REQUIRED_SEAT, errors
+from service.http.spec.responses import errors
+from service.http.spec.security import REQUIRED_SEAT
 
 blp = Blueprint(
     "webhooks",

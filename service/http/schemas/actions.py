@@ -30,7 +30,7 @@ class QuotedVersion(FullMatch):
         return value
 
 
-#: The spec component holding the anyOf of every registered game's action schemas (see service/http/spec.py).
+#: The spec component holding the anyOf of every registered game's action schemas (see service/http/spec/).
 ACTION = {"allOf": [{"$ref": "#/components/schemas/Action"}]}
 
 

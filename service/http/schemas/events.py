@@ -45,7 +45,7 @@ def _service_event(kind: str, description: str, closed: bool = True, **fields: A
 
 
 #: Events of every match, whatever the game (their ``type`` never clashes with a game's event):
-#: each game's event union in the spec (service/http/spec.py) lists them beside the game's own.
+#: each game's event union in the spec (service/http/spec/events.py) lists them beside the game's own.
 SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     CREATED: _service_event(
         CREATED,
