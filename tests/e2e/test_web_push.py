@@ -163,17 +163,22 @@ def test_notify_me_subscribes_the_page_and_the_service_worker_shows_a_pushed_tur
             assert time.monotonic() < deadline, found
             page.wait_for_timeout(50)
         registration = next(r for r in found if r["scopeURL"] == f"{base}/play/")
-        cdp.send("ServiceWorker.deliverPushMessage", {"origin": base, "registrationId":
-                 registration["registrationId"], "data": json.dumps(pushed.payload)})  # fmt: skip
         shown: list[dict[str, Any]] = []
-        deadline = time.monotonic() + 10
-        while not shown:
-            assert time.monotonic() < deadline, "no notification shown"
-            shown = page.evaluate(
-                """navigator.serviceWorker.getRegistration('/play/').then(r => r.getNotifications())
-                   .then(ns => ns.map(n => ({title: n.title, body: n.body, tag: n.tag, data: n.data})))"""
-            )
-            page.wait_for_timeout(50)
+        # DevTools' delivery is the browser push service's stand-in, and on a loaded machine Chromium may
+        # drop one that comes while it starts the worker: delivered again (the tag keeps one notification).
+        for _attempt in range(3):
+            cdp.send("ServiceWorker.deliverPushMessage", {"origin": base, "registrationId":
+                     registration["registrationId"], "data": json.dumps(pushed.payload)})  # fmt: skip
+            deadline = time.monotonic() + 8
+            while not shown and time.monotonic() < deadline:
+                shown = page.evaluate(
+                    """navigator.serviceWorker.getRegistration('/play/').then(r => r.getNotifications())
+                       .then(ns => ns.map(n => ({title: n.title, body: n.body, tag: n.tag, data: n.data})))"""
+                )
+                page.wait_for_timeout(50)
+            if shown:
+                break
+        assert shown, "no notification shown after 3 deliveries"
         [note] = shown
         assert note["title"] == "Your turn" and "Year of the Dragon" in note["body"]
         assert (

@@ -36,6 +36,7 @@ import base64
 import contextlib
 import hashlib
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -136,7 +137,9 @@ class PushQueue:
             if at is None:
                 queue.enqueue_call(PUSH_JOB, timeout=self.job_timeout, **options)
             else:
-                when = datetime.fromtimestamp(at, UTC)
+                # Rounded up: RQ's scheduler scores a job by its time in whole seconds, cut down, so a
+                # job due at 10.9 would run from 10.0 (a retry up to a second early).
+                when = datetime.fromtimestamp(math.ceil(at), UTC)
                 queue.enqueue_at(when, PUSH_JOB, job_timeout=self.job_timeout, **options)
         except DuplicateJobError:
             return False
