@@ -341,6 +341,27 @@ def test_sweep_restores_a_lost_deadline(timed: tuple[Matches, FakeTime]) -> None
     assert matches.store.clocks.claim_due(clock.t + 6, 5, 30) == [doc["id"]]
 
 
+def test_a_rematch_exists_before_the_finished_match_names_it(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whoever reads the finished match's link (its ``rematch`` event, its document) finds the rematch:
+    it is made first, then linked (a page that read it in between took a 404 for an expired offer)."""
+    table = Table(app.test_client(), seed=9)
+    play_out(table)
+    lifecycle = app.extensions["tabletop"].matches.lifecycle
+    link = lifecycle._link
+    existed: list[bool] = []
+
+    def linking(meta: Any, proposed: str) -> str:
+        existed.append(lifecycle.store.exists(proposed))
+        return link(meta, proposed)
+
+    monkeypatch.setattr(lifecycle, "_link", linking)
+    answer = app.test_client().post(table.url("/rematch"), headers=bearer(table.tokens[0]))
+    assert answer.status_code == 200 and existed == [True]
+    assert table.get(0).json["rematch"] == answer.json["match_id"]
+
+
 def test_both_players_asking_for_a_rematch_at_once_get_one_rematch(app: Flask) -> None:
     for _ in range(5):
         table = Table(app.test_client(), seed=9)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import hmac
-import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
@@ -125,6 +125,12 @@ def _created_by(meta: MatchMeta, who: Caller) -> bool:
         return who.app is not None and who.app == meta.life.get("app")
     creator = meta.life.get("creator_player")
     return who.kind == PLAYER and creator is not None and creator == who.player_key
+
+
+def rematch_id(match_id: str) -> str:
+    """The id of ``match_id``'s rematch, the same for every seat that asks (a match id's form: 16 hex
+    digits).  Nothing is learnt from knowing it: a rematch is private, read with its seats' tokens."""
+    return hashlib.blake2b(f"rematch of {match_id}".encode(), digest_size=8).hexdigest()
 
 
 class _Linked(Exception):
@@ -366,11 +372,15 @@ class Lifecycle:
         match (``waiting_seconds``); asking again after that offers it anew under the same id.  Once
         declined or withdrawn (:meth:`decline`) it stays so: 409 ``rematch_declined``."""
         meta, seat = self._player_of_finished(match_id, who)
-        new_id = meta.life.get("rematch")
-        if new_id is None:
-            new_id = self._link(meta)
+        linked = meta.life.get("rematch")
+        new_id = linked or rematch_id(meta.id)
+        # Made before it is announced: whoever reads the link (the `rematch` event, the match's
+        # document) finds the rematch.  Two seats asking at once make the same id (one is told
+        # ``match_exists``, which is fine) and link it once.
         if not self.store.exists(new_id):
             self._create_rematch(meta, new_id)
+        if linked is None:
+            new_id = self._link(meta, new_id)
         mine = seating.mark_of(who)
         player = who.player_key if who.kind == PLAYER else None
 
@@ -450,10 +460,9 @@ class Lifecycle:
         with contextlib.suppress(NotFound):
             self.commits.change(finished_id, decide)
 
-    def _link(self, meta: MatchMeta) -> str:
-        """Link the finished match to a new id (compare-and-set: of two seats asking at once, one links
-        and the other finds the link, committing nothing)."""
-        proposed = secrets.token_hex(8)
+    def _link(self, meta: MatchMeta, proposed: str) -> str:
+        """Link the finished match to its rematch ``proposed`` (compare-and-set: of two seats asking at
+        once, one links and the other finds the link, committing nothing); the id linked."""
 
         def decide(current: MatchMeta) -> Change:
             if current.life.get("rematch"):
