@@ -44,8 +44,11 @@ def test_the_webhooks_bench_drains_a_backlog_and_times_paced_deliveries(
         assert 0 < b < 10_000 and 0 < c < 10_000, (label, b, c)
     moves = [int(x) for x in row(out, "moves (healthy apps)")]
     assert all(m > 20 for m in moves)
-    held = re.search(r"^timing-out endpoints: (\d+) requests held", out, re.M)
-    assert held and int(held.group(1)) > 0
+    held = re.search(r"^timing-out endpoints: (\d+) requests held \(after (\d+) moves", out, re.M)
+    assert held, out
+    # Each move of theirs in (c) that handed the turn on owed them a webhook, which they held (a loaded
+    # machine may move their matches too rarely in (c) for one: then only (b)'s late ones may hang).
+    assert int(held.group(2)) == 0 or int(held.group(1)) > 0, out
     assert re.search(r"^duplicate deliveries \(same webhook-id\) 0; move statuses \{'200': \d+\}$", out, re.M)
 
 
