@@ -239,15 +239,19 @@ def test_a_spectator_watches_an_all_bot_match_to_its_result(page, base_url, game
 
 def wait_for_my_choices(page: Page, last: str) -> str:
     """Waits for a fresh list of my choices (a version other than ``last``); returns its version."""
-    return page.wait_for_function(
-        """last => {
-            const list = document.getElementById('actions');
-            const fresh = list.dataset.version && list.dataset.version !== last;
-            return fresh && list.querySelector('button.action:not([disabled])') ? list.dataset.version : null;
-        }""",
-        arg=last,
-        timeout=60_000,
-    ).json_value()
+    try:
+        return page.wait_for_function(
+            """last => {
+                const list = document.getElementById('actions');
+                const fresh = list.dataset.version && list.dataset.version !== last;
+                const button = list.querySelector('button.action:not([disabled])');
+                return fresh && button ? list.dataset.version : null;
+            }""",
+            arg=last,
+            timeout=60_000,
+        ).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"no fresh choices after version {last!r} in a minute: {shown(page)}") from None
 
 
 @pytest.mark.parametrize(("game_id", "cards"), [("taj_mahal", "your hand"), ("china", "the display")])
