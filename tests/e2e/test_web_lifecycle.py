@@ -150,6 +150,14 @@ def other(browser: Browser, base_url: str) -> Iterator[Page]:
     yield from confined_page(browser, base_url)
 
 
+
+def finished_match(api: Client) -> tuple[str, str, str]:
+    """A Year of the Dragon match of Ann and Bob played out through the API: its id and their tokens."""
+    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}])
+    ann, bob = (t["token"] for t in created["tokens"])
+    assert play_out(api, created["id"], [ann, bob])["status"] == "finished"
+    return created["id"], ann, bob
+
 @pytest.mark.parametrize("reason", ["declined", "withdrawn"])
 def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
     page: Page, other: Page, base_url: str, reason: str
@@ -158,10 +166,7 @@ def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
     the finished match learns of the offer from its events; then Bob declines it there, or Ann withdraws
     it from the rematch's page.  Both pages then say so, and nobody is offered it again."""
     api = Client(base_url)
-    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}])
-    mid = created["id"]
-    ann, bob = (t["token"] for t in created["tokens"])
-    assert play_out(api, mid, [ann, bob])["status"] == "finished"
+    mid, ann, bob = finished_match(api)
     page.goto(f"{base_url}/play/{mid}#token={ann}")
     other.goto(f"{base_url}/play/{mid}#token={bob}")
     for pg in (page, other):
@@ -199,15 +204,12 @@ def test_a_rematch_offer_said_no_to_on_a_page_is_over_for_both(
 
 
 def test_a_rematch_read_before_it_is_made_is_read_again(other: Page, base_url: str) -> None:
-    """An offer links the finished match to its rematch (the ``rematch`` event) a moment before the
-    rematch is made: Bob's page, reading it in between, is answered 404, as for an offer that expired,
-    and no later event of the finished match says otherwise (CI's flake: his page said "expired" for
-    good).  Here that moment is the page's first read of the rematch; it reads again, and shows the offer."""
+    """A linked rematch answered 404 (as an offer that expired is; the server once linked the rematch a
+    moment before making it, and Bob's page then said "expired" for good, as no later event of the
+    finished match says otherwise: CI's flake) is read again before the page believes it.  Here the
+    page's first read of the rematch is answered 404; it reads again, and shows the offer."""
     api = Client(base_url)
-    created = api.create_match("year_of_dragon", [{"name": "ann"}, {"name": "bob"}])
-    mid = created["id"]
-    ann, bob = (t["token"] for t in created["tokens"])
-    assert play_out(api, mid, [ann, bob])["status"] == "finished"
+    mid, ann, bob = finished_match(api)
     other.goto(f"{base_url}/play/{mid}#token={bob}")
     other.wait_for_selector("#lifecycle button#rematch:has-text('Rematch')")
     not_yet: list[str] = []
