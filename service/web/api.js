@@ -60,10 +60,12 @@ export class Api {
   legal(id) { return this.get(`/v1/matches/${encodeURIComponent(id)}/legal-actions`); }
   create(body) { return this.post("/v1/matches", body); }
 
-  /** A move based on `version` (If-Match, quoted as an ETag). */
-  move(id, action, version) {
-    return this.post(`/v1/matches/${encodeURIComponent(id)}/actions`, {action},
-      {headers: {"If-Match": `"${version}"`}});
+  /** A move based on `version` (If-Match, quoted as an ETag).  `key` (Idempotency-Key) makes a resend
+   * of the same move safe: the server answers it with the first answer and applies nothing twice. */
+  move(id, action, version, key) {
+    const headers = {"If-Match": `"${version}"`};
+    if (key) headers["Idempotency-Key"] = key;
+    return this.post(`/v1/matches/${encodeURIComponent(id)}/actions`, {action}, {headers});
   }
 
   /** One long-poll page of events after `after` (waits up to `wait` seconds for the next). */

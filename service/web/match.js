@@ -444,9 +444,15 @@ function render() {
   chat.update(m).catch((err) => console.error(err));
 }
 
+/** Says why my move was not played: the server's refusal (with its rule), or a failure on the way. */
 function showRefusal(err) {
   const el = clear($("refusal"));
   el.hidden = false;
+  if (!(err instanceof ApiError)) {
+    el.append(h("h2", {}, "Move not sent"), h("p", {class: "refusal-message"},
+      `The connection failed (${err.message}); choose again.`));
+    return;
+  }
   el.append(h("h2", {}, "Move refused"), h("p", {class: "refusal-message"}, err.message));
   if (err.rule) {
     const text = ruleText(err.rule);
@@ -565,15 +571,39 @@ function refresh() {
   return refreshing.run;
 }
 
+/** Pauses (ms) before each resend of a move whose request failed on the way (the network, a 5xx, a 429,
+ * or the first try still running): without them a click lost in transit changed nothing on the page,
+ * its choices drawn again as they were, and nothing said why. */
+const MOVE_RESEND_MS = [250, 500, 1000, 2000];
+
+/** A fresh Idempotency-Key (any context: `crypto.randomUUID` needs HTTPS or localhost). */
+function moveKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Sends a move, resent under the same Idempotency-Key while its failure is a passing one, so it is
+ * applied once however many tries it took. */
+async function sendMove(action, version) {
+  const key = moveKey();
+  for (let i = 0; ; i++) {
+    try {
+      return await api.move(matchId, action, version, key);
+    } catch (err) {
+      const running = err instanceof ApiError && err.code === "idempotency_in_progress";
+      if (!(transient(err) || running) || i >= MOVE_RESEND_MS.length) throw err;
+    }
+    await new Promise((r) => setTimeout(r, MOVE_RESEND_MS[i]));
+  }
+}
+
 async function play(action) {
   if (state.busy) return;
   state.busy = true;
   for (const b of document.querySelectorAll("button.action")) b.disabled = true;
   try {
-    await api.move(matchId, action, state.match.version);
+    await sendMove(action, state.match.version);
     hideRefusal();
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
     showRefusal(err);
   } finally {
     state.busy = false;

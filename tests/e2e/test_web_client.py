@@ -508,6 +508,50 @@ def test_choices_drawn_from_events_before_the_moves_answer_are_enabled_by_it(pag
     assert page.locator("#actions").get_attribute("data-version") == drawn
 
 
+def my_moves(base_url: str, match_id: str, token: str) -> int:
+    """Seat 0's moves in the match's log (the server's count, not the page's)."""
+    return sum(1 for e in Client(base_url).log(match_id, token)["entries"] if e["seat"] == 0)
+
+
+def test_a_move_lost_on_the_way_is_sent_again_once_and_a_lost_connection_is_said(page, base_url):
+    """A click whose request fails on the way (here: the server played the move, and the answer was
+    lost) is sent again under the same Idempotency-Key, so it is played once and the page goes on; a
+    move that never gets through says so and offers the choices again (it was silent before: the page
+    drew the same choices, CI's Year of the Dragon flake had exactly that picture)."""
+    seats = [{"name": "me"}, {"name": "bot", "kind": "bot", "level": "random"}]
+    created = Client(base_url).create_match("year_of_dragon", seats)
+    match_id, token = created["id"], created["tokens"][0]["token"]
+    page.goto(f"{base_url}/play/{match_id}#token={token}")
+    last = wait_for_my_choices(page, "")
+    keys: list[str] = []
+
+    def lose_the_first_answer(route: Route) -> None:
+        keys.append(route.request.headers.get("idempotency-key", ""))
+        if len(keys) == 1:
+            route.fetch()  # the server plays the move...
+            route.abort("connectionreset")  # ...and its answer never arrives
+        else:
+            route.continue_()
+
+    page.route("**/v1/matches/*/actions", lose_the_first_answer)
+    page.locator("#actions button.action:not([disabled])").first.click()
+    last = wait_for_my_choices(page, last)
+    assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) == 32, keys
+    assert my_moves(base_url, match_id, token) == 1
+    assert page.locator("#refusal").is_hidden()
+
+    page.unroute("**/v1/matches/*/actions")
+    tries: list[str] = []
+    page.route("**/v1/matches/*/actions", lambda route: (tries.append("x"), route.abort("connectionreset")))
+    page.locator("#actions button.action:not([disabled])").first.click()
+    page.wait_for_selector("#refusal:not([hidden])", timeout=20_000)
+    assert "Move not sent" in page.locator("#refusal").inner_text()
+    assert len(tries) == 5  # the first try and four resends
+    page.wait_for_selector("#actions button.action:not([disabled])", timeout=20_000)
+    assert page.locator("#actions").get_attribute("data-version") == last  # nothing was played
+    assert my_moves(base_url, match_id, token) == 1
+
+
 def test_the_pages_are_static_files_under_a_strict_policy(base_url):
     """/play and /play/{id} are the client's own files; they may run only their own scripts (no inline
     script, no eval), call only this origin, and nothing outside service/web is served."""

@@ -466,9 +466,12 @@ def test_a_claimed_message_is_not_sent_if_its_app_was_revoked_or_its_endpoint_di
     hooks.enqueue("app1:ann", "m1", 1000, note("m1", 1))
     hooks.enqueue("app1:ann", "m2", 1000, note("m2", 1))
     # Only this endpoint's: the Redis is the session's, and earlier tests may have left others due first.
-    due = [(member, score) for member, score in hooks.due(time.time(), 100_000) if member.endswith(f"|{ep}")]
-    claimed = [d for member, score in due for d in hooks.claim(member, score, time.time(), 10)]
-    assert len(claimed) == 2
+    # A second ahead: queueing rounds its time to the millisecond, up as often as down, so a look at
+    # ``time.time()`` just after could find the messages not due yet (claimed 0 of 2, once in CI).
+    ahead = time.time() + 1.0
+    due = [(member, score) for member, score in hooks.due(ahead, 100_000) if member.endswith(f"|{ep}")]
+    claimed = [d for member, score in due for d in hooks.claim(member, score, ahead, 10)]
+    assert len(claimed) == 2, due
     hooks.update("app1", ep, enabled=False)
     one.deliver(claimed[0])
     assert receiver.hits == [] and one.counts["held"] == 1
