@@ -160,7 +160,18 @@ function renderActions() {
   const box = $("choices");
   const mine = myDecision(m);
   box.hidden = !mine;
+  const drawn = mine ? JSON.stringify([m.version, state.legal, Boolean(state.game), state.rules.size]) : "";
+  if (mine && $("actions").dataset.drawn === drawn) {
+    // The same choices again (the move's answer after its events drew them, a redraw of the match at
+    // the same version): their buttons stay, only enabled or not.  A button replaced while pressed
+    // takes no click (the press lands on the old one, the release on the new): a person's click, and
+    // CI's, was lost so, and the page waited with the same choices on.
+    for (const b of $("actions").querySelectorAll("button.action")) b.disabled = state.busy;
+    wireBoard(false);
+    return;
+  }
   const list = clear($("actions"));
+  list.dataset.drawn = drawn;
   list.dataset.version = mine ? String(m.version) : "";
   if (!mine) return;
   const groups = new Map();
@@ -187,7 +198,7 @@ function renderActions() {
     list.append(group);
     first = false;
   }
-  wireBoard();
+  wireBoard(true);
 }
 
 /** Joining a waiting match, cancelling it (its creator), withdrawing a rematch offer, coming back to an
@@ -352,7 +363,9 @@ function names(el, action) {
 
 /** Choices on the board: a board element that some legal actions name becomes a button (click, Enter
  * or Space) that narrows the list to those actions; a choice in the list lights its elements up. */
-function wireBoard() {
+/** Makes the board's pieces that legal actions name choosable (the board is drawn anew each time), and
+ * with `buttons` (new ones) lights those pieces while a choice's button is hovered or focused. */
+function wireBoard(buttons) {
   const board = $("board");
   for (const el of board.querySelectorAll("[data-key]")) {
     const hits = state.legal.map((a, i) => [a, i]).filter(([a]) => names(el, a)).map(([, i]) => i);
@@ -369,6 +382,7 @@ function wireBoard() {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); }
     });
   }
+  if (!buttons) return;
   for (const b of document.querySelectorAll("button.action")) {
     const action = state.legal[Number(b.dataset.index)];
     const light = (on) => {
@@ -390,7 +404,8 @@ function narrow(what, indices) {
   }
   document.getElementById("narrowed")?.remove();
   const note = h("p", {id: "narrowed"}, `Choices for ${what}. `,
-    h("button", {type: "button", onclick: () => renderActions()}, "Show all choices"));
+    h("button", {type: "button", onclick: () => { $("actions").dataset.drawn = ""; renderActions(); }},
+      "Show all choices"));
   $("actions").prepend(note);
   const first = [...document.querySelectorAll("button.action")].find((b) => !b.closest("li").hidden);
   first?.focus();

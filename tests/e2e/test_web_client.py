@@ -502,10 +502,14 @@ def test_choices_drawn_from_events_before_the_moves_answer_are_enabled_by_it(pag
     ).json_value()
     wait_until(page, lambda: held, "the move's answer")
     assert len(held) == 1 and page.locator("#actions button.action:not([disabled])").count() == 0
+    page.evaluate("() => { window.drawnFirst = document.querySelector('#actions button.action'); }")
     route, answer = held[0]
     route.fulfill(response=answer)
     page.wait_for_selector("#actions button.action:not([disabled])", timeout=20_000)
     assert page.locator("#actions").get_attribute("data-version") == drawn
+    # The answer's redraw, at the same version, kept the buttons (enabled them): a button replaced
+    # while pressed takes no click (pressed on the old one, released on the new), which lost CI's clicks.
+    assert page.evaluate("() => window.drawnFirst === document.querySelector('#actions button.action')")
 
 
 def my_moves(base_url: str, match_id: str, token: str) -> int:
