@@ -122,11 +122,10 @@ class TabletopGymEnv(gym.Env[np.ndarray, np.int64]):
     # -- observations ------------------------------------------------------------------------------
 
     def _observe(self, seat: int) -> np.ndarray:
-        view = self.game.view(self.state, seat)
         if self.observation == "features":
-            return self.features.encode(view, seat)
+            return self.features.encode_state(self.game, self.state, seat)
         out = np.zeros(self.observation_space.shape, np.float32)
-        write_view_tensor(out, view, seat, self.game.to_move(self.state) == seat)
+        write_view_tensor(out, self.game.view(self.state, seat), seat, self.game.to_move(self.state) == seat)
         return out
 
     def _mask(self, legal: list[int]) -> np.ndarray:

@@ -520,7 +520,10 @@ class TabletopObserver:
     def set_from(self, state: TabletopState, player: int) -> None:
         box = state.box
         if self.features is not None:
-            self.features.encode(box.view(player if self.private else None), player, self._view)
+            if self.private:  # the seat's own features: written from the state (FeatureSpec.encode_state)
+                self.features.encode_state(box.game, box.state, player, self._view)
+            else:
+                self.features.encode(box.view(None), player, self._view)
         else:
             self._view[:] = box.view_tensor(player, self.private, len(self._view))
         if self.recall:

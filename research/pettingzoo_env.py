@@ -136,7 +136,7 @@ class TabletopEnv(AECEnv):
     def observe(self, agent: str) -> Any:
         seat = self._seat[agent]
         if self.features is not None:
-            obs = self.features.encode(self.game.view(self.state, seat), seat)
+            obs = self.features.encode_state(self.game, self.state, seat)
         else:
             obs = np.zeros(tensor_size(self.game), np.float32)
             to_move = self.game.to_move(self.state) == seat

@@ -4,26 +4,34 @@ Slices follow the view: the round and pending decision; each seat's score, actio
 gifts, ships, armies and distant lands (its hand and rewards only for itself); the three ministries
 space by space (tile cost, whose marker, secured); the candidate, the students, the foreign lands box by
 box, the distant lands, the gift tracker and the public stacks.  Names and orders come from
-:mod:`engine.games.confucius.components`.
+:mod:`engine.games.confucius.components`.  ``_write`` fills the same vector straight from the engine
+state (``FeatureSpec.encode_state``), several times faster than building the view first.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, cast
+
+import numpy as np
 
 from engine.games.confucius.components import (
+    ACTION_SPACES,
     ARMIES,
+    BOX_VP,
     CANDIDATE_NAMES,
     CUBES,
     DISTANT_LANDS,
     FOREIGN_LANDS,
     FOREIGN_POSITIONS,
+    INVASION_COST,
     JUNKS,
     MINISTRIES,
+    REWARD_BOX,
     REWARDS,
     SPACES,
     WALL_SPACES,
 )
+from engine.games.confucius.state import FAILED, GIFT_STATE_NAMES, OVER, PHASE_NAMES, State
 from research.features.spec import (
     Feature,
     FeatureSpec,
@@ -148,6 +156,239 @@ def _gift_tracker(v: View, s: Seats) -> list[float]:
 
 def _student(colour: str) -> Any:
     return lambda v, s: (v.get("students") or {}).get(colour)
+
+
+# -- The writer: the same vector straight from the engine state ------------------------------------------
+#
+# An observation read every step through the view costs about eight engine steps (the view is a JSON
+# document of every space, box and gift); the writer reads the state's int lists instead.  It writes only
+# the nonzero entries (the caller zeroes ``out``) through a memoryview, whose item assignment costs half a
+# numpy one, and computes each value with the feature's own arithmetic (``v / cap`` clipped, as ``_clip``
+# does) so the float32 rounding is the same.  It reads only what ``view.py`` shows the seat: its own hand,
+# rewards and set-aside cards, and for every other seat the public counts.
+
+
+class _Out(Protocol):
+    """The float32 vector as the writer sees it: ``out.data``, a memoryview (typeshed types its items as
+    ints; a float32 one takes floats, rounded as numpy rounds them, and a float32 memoryview per slice)."""
+
+    def __setitem__(self, index: int | slice, value: float | memoryview, /) -> None: ...
+
+
+def _write(state: State, seat: int, out: np.ndarray) -> None:
+    """``SPEC.encode(view(state, seat), seat)`` from ``state``; tests/research/test_features_from_state.py
+    holds the two equal."""
+    mv = cast(_Out, out.data)
+    n = state.n
+    _write_game(state, seat, n, mv)
+    _write_me(state, seat, mv)
+    _write_players(state, seat, n, mv)
+    _write_ministries(state, seat, n, mv)
+    _write_board(state, seat, n, mv)
+
+
+def _write_game(state: State, seat: int, n: int, mv: _Out) -> None:
+    """players, to_move, phase, round, turn, chief_minister and the options (view top level)."""
+    if n in _PLAYERS_AT:
+        mv[_PLAYERS_AT[n]] = 1.0
+    phase = state.phase
+    if phase != OVER and state.seat >= 0:  # to_move is None once the game is over
+        mv[_TO_MOVE + (state.seat - seat) % n] = 1.0
+    at = _PHASE_AT[phase]
+    if at >= 0:
+        mv[at] = 1.0
+    if state.round > 0:
+        mv[_ROUND] = min(state.round / 10, 1.0)
+    if state.turn > 0:
+        mv[_TURN] = min(state.turn / 5, 1.0)
+    if state.cm >= 0:
+        mv[_CM + (state.cm - seat) % n] = 1.0
+    if state.advanced:
+        mv[_ADVANCED] = 1.0
+    if state.admiral_variant:
+        mv[_ADMIRAL] = 1.0
+
+
+def _write_me(state: State, seat: int, mv: _Out) -> None:
+    """hand, rewards and set_aside_cards: the seat's own hidden cards (players[seat] of its view)."""
+    h = 3 * seat
+    for k in range(3):
+        c = state.hands[h + k]
+        if c > 0:
+            mv[_HAND + k] = min(c / 8, 1.0)
+        c = state.held[h + k]
+        if c > 0:
+            mv[_SET_ASIDE_CARDS + k] = min(c / 4, 1.0)
+    for card in state.rewards[seat]:  # count / 1, clipped: 1 for each kind held
+        mv[_REWARDS + card] = 1.0
+
+
+def _write_players(state: State, seat: int, n: int, mv: _Out) -> None:
+    """The per-player slices, block k = seat + k (view players[p]: its public fields only), and the
+    relative seats of distant_land_chits (the lands' reached_by, the same bits)."""
+    hands, held, placed, gift, tutor = state.hands, state.held, state.placed, state.gift, state.tutor
+    for k in range(n):
+        p = (seat + k) % n
+        v = state.score[p]
+        if v > 0:
+            mv[_SCORE + k] = min(v / 40, 1.0)
+        v = state.cubes[p]
+        if v > 0:
+            mv[_CUBES + k] = min(v / CUBES, 1.0)
+        base = p * _SPACE_COUNT
+        at = _CUBES_PLACED + k * len(_CUBE_ACTIONS)
+        for i, j in _CUBE_ACTION_AT:  # cubes_placed: the spaces named in _CUBE_ACTIONS
+            v = placed[base + i]
+            if v > 0:
+                mv[at + j] = min(v / 3, 1.0)
+        if state.passed[p]:
+            mv[_PASSED + k] = 1.0
+        if state.commercial[p]:
+            mv[_COMMERCIAL + k] = 1.0
+        h = 3 * p
+        v = hands[h] + hands[h + 1] + hands[h + 2]
+        if v > 0:
+            mv[_CARDS + k] = min(v / 8, 1.0)
+        v = len(state.rewards[p])
+        if v > 0:
+            mv[_REWARD_CARDS + k] = min(v / 4, 1.0)
+        at = _GIFTS_AT + k * _GIFT_WIDTH
+        for value, code in enumerate(gift[p * _GIFT_COUNT : (p + 1) * _GIFT_COUNT]):
+            st = _GIFT_STATE_AT[code]  # gifts: value × 3 + state; not_available is all 0
+            if st >= 0:
+                mv[at + 3 * value + st] = 1.0
+        v = state.shipyard[p]
+        if v > 0:
+            mv[_SHIPYARD + k] = min(v / 8, 1.0)
+        v = state.ocean[p]
+        if v > 0:
+            mv[_OCEAN + k] = min(v / JUNKS, 1.0)
+        reached = state.reached[p]
+        if reached:
+            for i in range(len(DISTANT_LANDS)):
+                if reached >> i & 1:
+                    mv[_DISTANT + k * len(DISTANT_LANDS) + i] = 1.0
+                    mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS) + 1 + k] = 1.0
+        v = state.stock[p]
+        if v > 0:
+            mv[_STOCK + k] = min(v / ARMIES, 1.0)
+        v = state.colonies[p]
+        if v > 0:
+            mv[_COLONIES + k] = min(v / ARMIES, 1.0)
+        v = tutor[4 * p]
+        if v >= 0:  # tutoring: red, orange (STUDENTS order)
+            mv[_TUTORING + 2 * k + v] = 1.0
+        v = held[h] + held[h + 1] + held[h + 2]
+        if v > 0:
+            mv[_SET_ASIDE + k] = min(v / 4, 1.0)
+
+
+def _write_ministries(state: State, seat: int, n: int, mv: _Out) -> None:
+    """ministries (view ministries[m], as ``_ministries`` lays it out) and resolving."""
+    for at, t, q, secured in zip(_SPACE_AT, state.tile, state.owner, state.secured, strict=True):
+        if t > 0:  # an official: its cost
+            mv[at] = min(t / 8, 1.0)
+        elif t == 0:  # the candidate (CANDIDATE)
+            mv[at + 3 + MAX_PLAYERS] = 1.0
+        if q >= 0:  # the marker's relative seat
+            mv[at + 1 + (q - seat) % n] = 1.0
+        if secured:
+            mv[at + 1 + MAX_PLAYERS] = 1.0
+    transferred = state.transferred
+    if transferred:
+        for i, at in enumerate(_SPACE_AT):
+            if transferred >> i & 1:
+                mv[at + 2 + MAX_PLAYERS] = 1.0
+    chits = state.chits
+    for m, tail in enumerate(_MINISTRY_TAIL):
+        q = state.minister[m]
+        if q >= 0:
+            mv[tail + (q - seat) % n] = 1.0
+        q = state.secretary[m]
+        if q >= 0:
+            mv[tail + MAX_PLAYERS + (q - seat) % n] = 1.0
+        v = chits[2 * m]
+        if v:
+            mv[tail + 2 * MAX_PLAYERS] = min(v / 8, 1.0)
+        v = chits[2 * m + 1]
+        if v:
+            mv[tail + 2 * MAX_PLAYERS + 1] = min(v / 8, 1.0)
+        if state.resolved[m]:
+            mv[tail + 2 * MAX_PLAYERS + 2] = 1.0
+    if state.res_m >= 0:
+        mv[_RESOLVING + state.res_m] = 1.0
+
+
+def _foreign_tiles(foreign: tuple[int, ...]) -> memoryview:
+    """The part of foreign_lands the tiles alone fix (land one-hot, cost, box VP, reward card), as
+    ``_foreign`` writes it: a game's tiles never change, so this is built once per draw of tiles."""
+    block = np.zeros(_FOREIGN_LEN, np.float32)
+    for pos, land in enumerate(foreign[:FOREIGN_POSITIONS]):
+        at = pos * _FOREIGN_WIDTH
+        block[at + land] = 1.0
+        block[at + len(FOREIGN_LANDS)] = min(INVASION_COST[land] / 8, 1.0)
+        for j, vp in enumerate(BOX_VP[land][:_MAX_BOXES]):
+            box = at + len(FOREIGN_LANDS) + 2 + j * _BOX_WIDTH
+            block[box] = min(vp / 4, 1.0)
+            block[box + 1] = 1.0 if j == REWARD_BOX[land] else 0.0
+    _FOREIGN_TILES[foreign] = block.data
+    return block.data
+
+
+def _write_board(state: State, seat: int, n: int, mv: _Out) -> None:
+    """The rest of the view's top level: candidate, students, foreign lands, distant land chits, the
+    gift tracker, the wall, the supplies and the public stacks."""
+    if state.candidate >= 0:
+        mv[_CANDIDATE + state.candidate] = 1.0
+    v = len(state.candidates)
+    if v:
+        mv[_CANDIDATE_STACK] = min(v / 12, 1.0)
+    q = state.students[0]
+    if q >= 0:
+        mv[_STUDENT_RED + (q - seat) % n] = 1.0
+    q = state.students[1]
+    if q >= 0:
+        mv[_STUDENT_ORANGE + (q - seat) % n] = 1.0
+    if state.forced:
+        mv[_FORCED] = 1.0
+    foreign = tuple(state.foreign)
+    tiles = _FOREIGN_TILES.get(foreign)
+    mv[_FOREIGN : _FOREIGN + _FOREIGN_LEN] = tiles if tiles is not None else _foreign_tiles(foreign)
+    land_state = state.land_state
+    for pos, boxes in enumerate(state.boxes[:FOREIGN_POSITIONS]):
+        at = _FOREIGN + pos * _FOREIGN_WIDTH
+        if land_state[pos] == FAILED:
+            mv[at + len(FOREIGN_LANDS) + 1] = 1.0
+        at += len(FOREIGN_LANDS) + 4
+        for q in boxes[:_MAX_BOXES]:
+            if q >= 0:  # the army's relative seat
+                mv[at + (q - seat) % n] = 1.0
+            at += _BOX_WIDTH
+    for i, v in enumerate(state.land_chit):
+        if v:
+            mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS)] = min(v / 4, 1.0)
+    for i, v in enumerate(state.given):  # given[giver * n + recipient]
+        if v:
+            g, r = divmod(i, n)
+            mv[_GIFT_TRACKER + (g - seat) % n * MAX_PLAYERS + (r - seat) % n] = min(v / 6, 1.0)
+    if state.wall > 0:
+        mv[_WALL] = min(state.wall / WALL_SPACES, 1.0)
+    if state.supply > 0:
+        mv[_SUPPLY] = min(state.supply / JUNKS, 1.0)
+    if state.insulted >= 0:
+        mv[_INSULTED + (state.insulted - seat) % n] = 1.0
+    v = len(state.deck)
+    if v:
+        mv[_DECK] = min(v / 70, 1.0)
+    for k, v in enumerate(state.discard):
+        if v > 0:
+            mv[_DISCARD + k] = min(v / 30, 1.0)
+    v = len(state.stack)
+    if v:
+        mv[_OFFICIAL_STACK] = min(v / 20, 1.0)
+    v = len(state.reward_deck)
+    if v:
+        mv[_REWARD_STACK] = min(v / 12, 1.0)
 
 
 _W = SPACES * (4 + MAX_PLAYERS) + 2 * MAX_PLAYERS + 3
@@ -290,4 +531,47 @@ SPEC = FeatureSpec(
         scalar("reward_stack", "Emperor reward cards left", 12, lambda v, s: v["reward_stack"]),
         onehot("resolving", "the ministry being resolved", MINISTRIES, lambda v, s: v["resolving"]),
     ],
+    writer=_write,
 )
+
+# The writer's tables: where each slice starts, and each state code's entry in its feature's order.
+_O = {s.name: s.offset for s in SPEC.slices}
+_PLAYERS_AT = {3: _O["players"], 4: _O["players"] + 1, 5: _O["players"] + 2}
+_TO_MOVE, _ROUND, _TURN, _CM = _O["to_move"], _O["round"], _O["turn"], _O["chief_minister"]
+_ADVANCED, _ADMIRAL = _O["advanced"], _O["admiral_variant"]
+_PHASE_AT = tuple(_O["phase"] + _PHASES.index(name) if name in _PHASES else -1 for name in PHASE_NAMES)
+_HAND, _REWARDS, _SET_ASIDE_CARDS = _O["hand"], _O["rewards"], _O["set_aside_cards"]
+_SCORE, _CUBES, _CUBES_PLACED = _O["score"], _O["cubes"], _O["cubes_placed"]
+_SPACE_COUNT = len(ACTION_SPACES)
+#: (action space, its entry in _CUBE_ACTIONS) for the spaces the feature names.
+_CUBE_ACTION_AT = tuple(
+    (i, _CUBE_ACTIONS.index(a)) for i, a in enumerate(ACTION_SPACES) if a in _CUBE_ACTIONS
+)
+_PASSED, _COMMERCIAL, _CARDS, _REWARD_CARDS = (
+    _O["passed"], _O["commercial_income_used"], _O["cards"], _O["reward_cards"]
+)  # fmt: skip
+_GIFTS_AT, _GIFT_COUNT, _GIFT_WIDTH = _O["gifts"], len(_GIFTS), len(_GIFTS) * len(_GIFT_STATES)
+_GIFT_STATE_AT = tuple(_GIFT_STATES.index(s) if s in _GIFT_STATES else -1 for s in GIFT_STATE_NAMES)
+_SHIPYARD, _OCEAN, _DISTANT = _O["shipyard"], _O["ocean"], _O["distant_lands"]
+_STOCK, _COLONIES, _TUTORING, _SET_ASIDE = (
+    _O["armies_in_stock"], _O["armies_in_colonies"], _O["tutoring"], _O["set_aside"]
+)  # fmt: skip
+_MINISTRIES, _SPACE_WIDTH, _RESOLVING = _O["ministries"], 4 + MAX_PLAYERS, _O["resolving"]
+#: Each official space's entries (state.tile order: ministry * 7 + space - 1), each ministry's tail.
+_SPACE_AT = tuple(
+    _MINISTRIES + m * _W + k * _SPACE_WIDTH for m in range(len(MINISTRIES)) for k in range(SPACES)
+)
+_MINISTRY_TAIL = tuple(_MINISTRIES + m * _W + SPACES * _SPACE_WIDTH for m in range(len(MINISTRIES)))
+_CANDIDATE, _CANDIDATE_STACK = _O["candidate"], _O["candidate_stack"]
+_STUDENT_RED, _STUDENT_ORANGE, _FORCED = _O["student_red"], _O["student_orange"], _O["examination_forced"]
+_FOREIGN, _FOREIGN_LEN, _BOX_WIDTH = (
+    _O["foreign_lands"],
+    SPEC.slice("foreign_lands").stop - _O["foreign_lands"],
+    2 + MAX_PLAYERS,
+)
+_FOREIGN_WIDTH = len(FOREIGN_LANDS) + 2 + _MAX_BOXES * _BOX_WIDTH
+#: ``_foreign_tiles`` by the game's tiles (state.foreign).
+_FOREIGN_TILES: dict[tuple[int, ...], memoryview] = {}
+_DISTANT_CHITS, _GIFT_TRACKER = _O["distant_land_chits"], _O["gift_tracker"]
+_WALL, _SUPPLY, _INSULTED, _DECK = _O["great_wall"], _O["junk_supply"], _O["emperor_insulted"], _O["deck"]
+_DISCARD, _OFFICIAL_STACK, _REWARD_STACK = _O["discard_pile"], _O["official_stack"], _O["reward_stack"]

@@ -55,6 +55,10 @@ class Seats:
 
 
 Reader = Callable[[View, Seats], Sequence[float]]
+_NATIVE_F32 = np.dtype(np.float32)
+#: Fills a zeroed vector (native float32, contiguous) with a seat's features read from the engine state
+#: (:meth:`FeatureSpec.encode_state`).
+Writer = Callable[[Any, int, np.ndarray], None]
 
 
 @dataclass(frozen=True)
@@ -172,9 +176,13 @@ class FeatureSpec:
     ``max_players`` and ``-k`` (a per-player feature of ``k`` entries) is ``max_players * k``.
     """
 
-    def __init__(self, game_id: str, max_players: int, features: Sequence[Feature]) -> None:
+    def __init__(
+        self, game_id: str, max_players: int, features: Sequence[Feature], writer: Writer | None = None
+    ) -> None:
         self.game_id = game_id
         self.max_players = max_players
+        #: Writes the same vector from the engine state (see :meth:`encode_state`); ``None``: none yet.
+        self.writer = writer
         names = [f.name for f in features]
         if len(set(names)) != len(names):
             raise ValueError(f"{game_id}: duplicate feature names")
@@ -214,6 +222,26 @@ class FeatureSpec:
         if out is None:
             return np.array(values, np.float32)
         out[:] = values
+        return out
+
+    def encode_state(self, game: Any, state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``encode(game.view(state, seat), seat)``, written straight from the engine state when the game
+        has a writer: a learner reads a vector every step, and the view it would otherwise build first
+        (every card, every palace, as JSON) costs several engine moves.  A writer reads the full state,
+        so it is held to the view's vector exactly: ``tests/research/test_features_from_state.py``
+        compares the two, value for value, for every seat at every step of random games in every player
+        count and option set (so a writer that read a hidden thing would differ there)."""
+        if self.writer is None:
+            return self.encode(game.view(state, seat), seat, out)
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        elif out.dtype != _NATIVE_F32 or not out.flags.c_contiguous:
+            # Writers store through a memoryview of native float32; another array gets a copy.
+            out[:] = self.encode_state(game, state, seat)
+            return out
+        else:
+            out.fill(0.0)
+        self.writer(state, seat, out)
         return out
 
     def markdown(self) -> str:

@@ -9,8 +9,14 @@ the cards it played (its hand only for itself).  Person names are the tiles'
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from engine.games.year_of_dragon.components import ACTION_IDS, CARD_IDS, EVENT_IDS, TILE_IDS, TYPE_IDS
+from engine.games.year_of_dragon.state import OVER, PHASE_NAMES, State
 from research.features.spec import (
     Feature,
     FeatureSpec,
@@ -88,6 +94,198 @@ def _me(v: View, s: Seats) -> dict[str, Any]:
 
 def _persons(p: dict[str, Any], s: Seats) -> list[str]:
     return [x for palace in p["palaces"] for x in palace["persons"]]
+
+
+# -- the writer: the same vector straight from the engine state ---------------------------------------
+#
+# An observer reads a vector every step, and building the view first (every palace, every name, as JSON)
+# costs several engine steps; this fills the vector from the state's int fields instead.  It derives
+# only what ``view.view(state, seat)`` shows (the seat's own hand, other seats' played cards only under
+# ``reveal_played_card``), with the feature functions' float arithmetic, so the two vectors are equal
+# value for value (tests/research/test_features_from_state.py).  Speed: entries are set through a
+# ``memoryview`` of ``out`` (an item assignment costs two thirds of a numpy one); entries that stay zero
+# are skipped where cheap (``out`` arrives zeroed); scaled values come from tables (_Scaled), and slices
+# that change seldom are copied whole from float32 blocks kept per content (_Blocks).  The offsets
+# (``_AT_*`` and the per-index tables) are at the end of the module: they read SPEC.
+
+#: Engine index -> column in the feature's value order (the view turns indices into these names).
+_PHASE_COL = tuple(_PHASES.index(name) if name in _PHASES else -1 for name in PHASE_NAMES)
+_EVENT_COL = tuple(EVENTS.index(e) for e in EVENT_IDS)
+_ACTION_COL = tuple(ACTIONS.index(a) for a in ACTION_IDS)
+_TILE_COL = tuple(TILES.index(t) for t in TILE_IDS)
+_CARD_COL = tuple((*CARDS, "wild").index(c) for c in CARD_IDS)
+#: view "court_pairs": a pair is a bitmask over person types; the columns of each mask's persons.
+_PAIR_COLS = tuple(
+    tuple(CARDS.index(t) for i, t in enumerate(TYPE_IDS) if mask >> i & 1)
+    for mask in range(1 << len(TYPE_IDS))
+)
+_PAIR_MASK = (1 << len(TYPE_IDS)) - 1
+#: track_order's tie-break (the lower seat first) as a key that sorts in reverse with (pos, arrival).
+_NEG_SEATS = tuple(-p for p in range(MAX_PLAYERS))
+
+
+class _Scaled(dict[int, float]):
+    """``value -> spec._clip(value, cap)`` (``min(max(float(value) / cap, 0.0), 1.0)``), so float32
+    rounding matches: a dict lookup costs a quarter of the call.  Values are tabled from 0 to twice the
+    cap; any other is computed on the spot."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__((v, min(max(float(v) / cap, 0.0), 1.0)) for v in range(2 * cap + 1))
+        self.cap = cap
+
+    def __missing__(self, value: int) -> float:
+        return min(max(float(value) / self.cap, 0.0), 1.0)
+
+
+class _Dragons(dict[int, float]):
+    """``dragons -> min(dragons / 3, 1.0)``: the "groups" feature's own scaling (no lower clip)."""
+
+    def __missing__(self, value: int) -> float:
+        return min(value / 3, 1.0)
+
+
+_ROUND_Q, _SUPPLY_Q, _HAND_Q, _PLAYED_Q, _PERSONS_Q = (_Scaled(c) for c in (_ROUNDS, 10, 3, 2, 4))
+_YUAN_Q, _RICE_Q, _VP_Q, _POS_Q, _PRIV_Q = (_Scaled(c) for c in (20, 6, 100, 60, 5))
+_HAND_SIZE_Q, _PALACES_Q, _FLOORS_Q = (_Scaled(c) for c in (12, 10, 30))
+_DRAGONS_Q = _Dragons()
+
+
+class _Blocks(dict[tuple[int, ...], memoryview]):
+    """A key of engine ints -> its feature slice as a float32 block, made by ``make`` on first use: a
+    slice that changes seldom (the event row, the supply, a hand, a seat's played cards or palace
+    persons) is then one copy instead of a write per value.  Forgotten, all at once, past
+    ``_BLOCKS_KEPT`` keys (played cards and hands have 1536 possible sets, a game one event row)."""
+
+    def __init__(self, width: int, make: Callable[[tuple[int, ...], array[float]], None]) -> None:
+        super().__init__()
+        self.width, self.make = width, make
+
+    def __missing__(self, key: tuple[int, ...]) -> memoryview:
+        if len(self) >= _BLOCKS_KEPT:
+            self.clear()
+        block = array("f", bytes(4 * self.width))
+        self.make(key, block)
+        self[key] = found = memoryview(block)
+        return found
+
+
+def _counts_of(cols: tuple[int, ...], scaled: _Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
+    """The maker of a "counts" slice from a list of engine indices (spec.counts: count / cap each)."""
+
+    def make(key: tuple[int, ...], block: array[float]) -> None:
+        for k in set(key):
+            block[cols[k]] = scaled[key.count(k)]
+
+    return make
+
+
+def _tallies_of(cols: tuple[int, ...], scaled: _Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
+    """The maker of a "counts" slice from a count per engine index (the view's dict of counts)."""
+
+    def make(key: tuple[int, ...], block: array[float]) -> None:
+        for k, count in enumerate(key):
+            if count:
+                block[cols[k]] = scaled[count]
+
+    return make
+
+
+def _row_block(key: tuple[int, ...], block: array[float]) -> None:
+    """The "event_row" slice of a row of event indices: one-hot per round."""
+    for r, e in enumerate(key[:_ROUNDS]):
+        block[r * len(EVENTS) + _EVENT_COL[e]] = 1.0
+
+
+_BLOCKS_KEPT = 10_000
+_EVENT_BLOCKS = _Blocks(_ROUNDS * len(EVENTS), _row_block)
+_SUPPLY_BLOCKS = _Blocks(len(TILES), _tallies_of(_TILE_COL, _SUPPLY_Q))
+_HAND_BLOCKS = _Blocks(len(_CARD_COL), _tallies_of(_CARD_COL, _HAND_Q))
+_PLAYED_BLOCKS = _Blocks(len(_CARD_COL), _counts_of(_CARD_COL, _PLAYED_Q))
+_PERSONS_BLOCKS = _Blocks(len(TILES), _counts_of(_TILE_COL, _PERSONS_Q))
+
+
+def _write(state: State, seat: int, out: np.ndarray) -> None:
+    """Fill ``out`` (zeroed) with ``seat``'s features, as ``SPEC.encode(view(state, seat), seat)``."""
+    m: Any = out.data  # a memoryview of float32 ("f"); typeshed types its items as int only
+    n = state.n
+    _write_table(state, seat, n, m)
+    _write_orders(state, seat, n, m)
+    _write_players(state, seat, _SEATS_OF[n][seat], m)
+
+
+def _write_table(state: State, seat: int, n: int, m: Any) -> None:
+    """The shared features: players .. hand (view fields options, round, phase, to_move, first_player,
+    event_row, groups, court_pairs, supply and the seat's own hand)."""
+    if 2 <= n <= 5:  # "players": one-hot over (2, 3, 4, 5)
+        m[_AT_PLAYERS + n - 2] = 1.0
+    phase = state.phase
+    if phase != OVER:  # "to_move": None once over; "phase": "over" is not in _PHASES
+        m[_AT_TO_MOVE + (state.order[state.turn] - seat) % n] = 1.0
+    col = _PHASE_COL[phase]
+    if col >= 0:
+        m[_AT_PHASE + col] = 1.0
+    if state.round:
+        m[_AT_ROUND] = _ROUND_Q[state.round]
+    if state.large_cost in (6, 7):
+        m[_AT_LARGE_COST + state.large_cost - 6] = 1.0
+    if state.reveal:
+        m[_AT_REVEAL] = 1.0
+    m[_AT_FIRST + (state.first_player - seat) % n] = 1.0
+    m[_EVENT_ROW] = _EVENT_BLOCKS[tuple(state.row)]  # "event_row": one-hot per round
+    for (a_actions, a_dragons), g, d in zip(_GROUP_AT, state.groups, state.dragons, strict=False):
+        for a in g:  # "groups" (5 at most): its actions and dragons / 3
+            m[a_actions[a]] = 1.0
+        if d:
+            m[a_dragons] = _DRAGONS_Q[d]
+    for at_pair, pair in zip(_PAIR_AT, state.pairs, strict=False):  # "court_pairs" (5 at most)
+        for c in _PAIR_COLS[pair & _PAIR_MASK]:
+            m[at_pair + c] = 1.0
+    m[_SUPPLY] = _SUPPLY_BLOCKS[tuple(state.supply)]  # "supply": count / 10 per tile
+    m[_HAND] = _HAND_BLOCKS[tuple(state.hands[seat])]  # "hand": shown to its owner only (R58a)
+
+
+def _write_orders(state: State, seat: int, n: int, m: Any) -> None:
+    """The view's "turn_order" (state.order) and "track_order" (palaces.track_order: by person-track
+    position, the later arrival first, then the lower seat): entry position × 5 + relative seat."""
+    at = _AT_TURN_ORDER
+    for p in state.order[:MAX_PLAYERS]:
+        m[at + (p - seat) % n] = 1.0
+        at += MAX_PLAYERS
+    at = _AT_TRACK_ORDER
+    for _, _, neg in sorted(zip(state.pos, state.arrival, _NEG_SEATS[:n], strict=False), reverse=True):
+        m[at + (-neg - seat) % n] = 1.0
+        at += MAX_PLAYERS
+
+
+def _write_players(state: State, seat: int, blocks: tuple[int, ...], m: Any) -> None:
+    """The per-seat blocks ("yuan" .. "persons"): block b is seat ``blocks[b]``, ``(seat + b) % n``."""
+    yuan, rice, fireworks, vp, pos = state.yuan, state.rice, state.fireworks, state.vp, state.pos
+    small, large, hands, played, palaces = state.small, state.large, state.hands, state.played, state.palaces
+    reveal = state.reveal
+    for (scalars, a_played, a_pal, a_floors, a_persons), p in zip(_BLOCK_AT, blocks, strict=False):
+        a_yuan, a_rice, a_fw, a_vp, a_pos, a_small, a_large, a_hand = scalars
+        m[a_yuan] = _YUAN_Q[yuan[p]]
+        m[a_rice] = _RICE_Q[rice[p]]
+        m[a_fw] = _RICE_Q[fireworks[p]]  # the same cap, 6
+        m[a_vp] = _VP_Q[vp[p]]
+        m[a_pos] = _POS_Q[pos[p]]
+        m[a_small] = _PRIV_Q[small[p]]
+        m[a_large] = _PRIV_Q[large[p]]
+        m[a_hand] = _HAND_SIZE_Q[sum(hands[p])]
+        cards = played[p]
+        if cards and (p == seat or reveal):  # "played": the discard pile, public unless hidden (R58a)
+            m[a_played : a_played + len(_CARD_COL)] = _PLAYED_BLOCKS[tuple(sorted(cards))]
+        owned = palaces[p]
+        if owned:  # "palaces", "floors" and "persons" (the tiles in them)
+            m[a_pal] = _PALACES_Q[len(owned)]
+            floors = 0
+            persons: list[int] = []
+            for f, tiles in owned:
+                floors += f
+                persons += tiles
+            m[a_floors] = _FLOORS_Q[floors]
+            persons.sort()
+            m[a_persons : a_persons + len(TILES)] = _PERSONS_BLOCKS[tuple(persons)]
 
 
 SPEC = FeatureSpec(
@@ -173,4 +371,64 @@ SPEC = FeatureSpec(
         ),
         per_player(counts("persons", "person tiles in its palaces", TILES, 4, _persons)),
     ],
+    writer=_write,
 )
+
+_AT_PLAYERS = SPEC.slice("players").start
+_AT_TO_MOVE = SPEC.slice("to_move").start
+_AT_PHASE = SPEC.slice("phase").start
+_AT_ROUND = SPEC.slice("round").start
+_AT_LARGE_COST = SPEC.slice("large_privilege_cost").start
+_AT_REVEAL = SPEC.slice("reveal_played_card").start
+_AT_FIRST = SPEC.slice("first_player").start
+_AT_TURN_ORDER = SPEC.slice("turn_order").start
+_AT_TRACK_ORDER = SPEC.slice("track_order").start
+_AT_GROUPS = SPEC.slice("groups").start
+_AT_PAIRS = SPEC.slice("court_pairs").start
+_AT_YUAN = SPEC.slice("yuan").start
+_AT_RICE = SPEC.slice("rice").start
+_AT_FIREWORKS = SPEC.slice("fireworks").start
+_AT_VP = SPEC.slice("vp").start
+_AT_POS = SPEC.slice("person_pos").start
+_AT_PRIVILEGES = SPEC.slice("privileges").start
+_AT_HAND_SIZE = SPEC.slice("hand_size").start
+_AT_PLAYED = SPEC.slice("played").start
+_AT_PALACES = SPEC.slice("palaces").start
+_AT_FLOORS = SPEC.slice("floors").start
+_AT_PERSONS = SPEC.slice("persons").start
+#: Per relative block, the offsets of its entries: the scalars (yuan .. hand_size), then "played",
+#: "palaces", "floors", "persons" ("played" and "persons" indexed by the engine's card / tile index).
+_BLOCK_AT = tuple(
+    (
+        (
+            _AT_YUAN + b,
+            _AT_RICE + b,
+            _AT_FIREWORKS + b,
+            _AT_VP + b,
+            _AT_POS + b,
+            _AT_PRIVILEGES + 2 * b,  # "privileges": (small, large)
+            _AT_PRIVILEGES + 2 * b + 1,
+            _AT_HAND_SIZE + b,
+        ),
+        _AT_PLAYED + b * len(_CARD_COL),
+        _AT_PALACES + b,
+        _AT_FLOORS + b,
+        _AT_PERSONS + b * len(TILES),
+    )
+    for b in range(MAX_PLAYERS)
+)
+#: Per group, the offset of each action (by engine index) and of its dragons; per court pair, its start.
+_GROUP_AT = tuple(
+    (
+        tuple(_AT_GROUPS + i * (len(ACTIONS) + 1) + col for col in _ACTION_COL),
+        _AT_GROUPS + i * (len(ACTIONS) + 1) + len(ACTIONS),
+    )
+    for i in range(_GROUPS)
+)
+_PAIR_AT = tuple(_AT_PAIRS + i * len(CARDS) for i in range(_PAIRS))
+#: The slices written whole from a _Blocks table.
+_EVENT_ROW, _SUPPLY, _HAND = SPEC.slice("event_row"), SPEC.slice("supply"), SPEC.slice("hand")
+#: _SEATS_OF[n][seat]: the absolute seat of each relative block.
+_SEATS_OF = {
+    n: tuple(tuple((seat + b) % n for b in range(n)) for seat in range(n)) for n in range(1, MAX_PLAYERS + 1)
+}
