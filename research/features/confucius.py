@@ -10,6 +10,8 @@ state (``FeatureSpec.encode_state``), several times faster than building the vie
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -175,6 +177,23 @@ class _Out(Protocol):
     def __setitem__(self, index: int | slice, value: float | memoryview, /) -> None: ...
 
 
+class _Scaled(dict[int, float]):
+    """``value -> min(value / cap, 1.0)``, the feature's own arithmetic (so float32 rounding matches),
+    for the positive values the writer scales: a dict lookup costs a fraction of the call.  Values up
+    to twice the cap are tabled at import; any other is computed on the spot (and not kept)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__((v, min(v / cap, 1.0)) for v in range(1, 2 * cap + 1))
+        self.cap = cap
+
+    def __missing__(self, value: int) -> float:
+        return min(value / self.cap, 1.0)
+
+
+_SCORE_Q, _CUBES_Q, _CARDS_Q, _FOUR_Q = _Scaled(40), _Scaled(CUBES), _Scaled(8), _Scaled(4)
+_JUNKS_Q, _ARMIES_Q, _SIX_Q, _DISCARD_Q = _Scaled(JUNKS), _Scaled(ARMIES), _Scaled(6), _Scaled(30)
+
+
 def _write(state: State, seat: int, out: np.ndarray) -> None:
     """``SPEC.encode(view(state, seat), seat)`` from ``state``; tests/research/test_features_from_state.py
     holds the two equal."""
@@ -225,114 +244,187 @@ def _write_me(state: State, seat: int, mv: _Out) -> None:
 
 def _write_players(state: State, seat: int, n: int, mv: _Out) -> None:
     """The per-player slices, block k = seat + k (view players[p]: its public fields only), and the
-    relative seats of distant_land_chits (the lands' reached_by, the same bits)."""
-    hands, held, placed, gift, tutor = state.hands, state.held, state.placed, state.gift, state.tutor
-    for k in range(n):
-        p = (seat + k) % n
-        v = state.score[p]
+    relative seats of distant_land_chits (the lands' reached_by, the same bits).  The loop is the
+    writer's main cost, so it reads each field list once, takes its offsets per block from
+    ``_PLAYER_AT`` and its scaled values from tables (``_Scaled``)."""
+    score, cubes, placed, passed, commercial = (
+        state.score,
+        state.cubes,
+        state.placed,
+        state.passed,
+        state.commercial,
+    )
+    hands, rewards, gift, shipyard, ocean = (
+        state.hands,
+        state.rewards,
+        state.gift,
+        state.shipyard,
+        state.ocean,
+    )
+    reached, stock, colonies, tutor, held = (
+        state.reached,
+        state.stock,
+        state.colonies,
+        state.tutor,
+        state.held,
+    )
+    for ats, p in zip(_PLAYER_AT, _SEATS_OF[n][seat], strict=False):
+        a_score, a_cubes, a_placed, a_passed, a_comm, a_cards, a_rew, a_gifts, a_ship, a_ocean, k = ats
+        v = score[p]
         if v > 0:
-            mv[_SCORE + k] = min(v / 40, 1.0)
-        v = state.cubes[p]
+            mv[a_score] = _SCORE_Q[v]
+        v = cubes[p]
         if v > 0:
-            mv[_CUBES + k] = min(v / CUBES, 1.0)
-        base = p * _SPACE_COUNT
-        at = _CUBES_PLACED + k * len(_CUBE_ACTIONS)
-        for i, j in _CUBE_ACTION_AT:  # cubes_placed: the spaces named in _CUBE_ACTIONS
-            v = placed[base + i]
-            if v > 0:
-                mv[at + j] = min(v / 3, 1.0)
-        if state.passed[p]:
-            mv[_PASSED + k] = 1.0
-        if state.commercial[p]:
-            mv[_COMMERCIAL + k] = 1.0
+            mv[a_cubes] = _CUBES_Q[v]
+        row = placed[p * _SPACE_COUNT : (p + 1) * _SPACE_COUNT]
+        if any(row):  # cubes_placed: the spaces named in _CUBE_ACTIONS, one block per row of counts
+            mv[a_placed : a_placed + len(_CUBE_ACTIONS)] = _PLACED_BLOCKS[tuple(row)]
+        if passed[p]:
+            mv[a_passed] = 1.0
+        if commercial[p]:
+            mv[a_comm] = 1.0
         h = 3 * p
         v = hands[h] + hands[h + 1] + hands[h + 2]
         if v > 0:
-            mv[_CARDS + k] = min(v / 8, 1.0)
-        v = len(state.rewards[p])
+            mv[a_cards] = _CARDS_Q[v]
+        v = len(rewards[p])
         if v > 0:
-            mv[_REWARD_CARDS + k] = min(v / 4, 1.0)
-        at = _GIFTS_AT + k * _GIFT_WIDTH
-        for value, code in enumerate(gift[p * _GIFT_COUNT : (p + 1) * _GIFT_COUNT]):
-            st = _GIFT_STATE_AT[code]  # gifts: value × 3 + state; not_available is all 0
-            if st >= 0:
-                mv[at + 3 * value + st] = 1.0
-        v = state.shipyard[p]
+            mv[a_rew] = _FOUR_Q[v]
+        row = gift[p * _GIFT_COUNT : (p + 1) * _GIFT_COUNT]
+        if any(row):  # gifts: one block per row of gift states (not_available, code 0, is all 0)
+            mv[a_gifts : a_gifts + _GIFT_WIDTH] = _GIFT_BLOCKS[tuple(row)]
+        v = shipyard[p]
         if v > 0:
-            mv[_SHIPYARD + k] = min(v / 8, 1.0)
-        v = state.ocean[p]
+            mv[a_ship] = _CARDS_Q[v]  # the same cap, 8
+        v = ocean[p]
         if v > 0:
-            mv[_OCEAN + k] = min(v / JUNKS, 1.0)
-        reached = state.reached[p]
-        if reached:
-            for i in range(len(DISTANT_LANDS)):
-                if reached >> i & 1:
-                    mv[_DISTANT + k * len(DISTANT_LANDS) + i] = 1.0
-                    mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS) + 1 + k] = 1.0
-        v = state.stock[p]
+            mv[a_ocean] = _JUNKS_Q[v]
+        v = reached[p]
+        if v:
+            for i in _BITS[v]:
+                mv[_DISTANT + k * len(DISTANT_LANDS) + i] = 1.0
+                mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS) + 1 + k] = 1.0
+        v = stock[p]
         if v > 0:
-            mv[_STOCK + k] = min(v / ARMIES, 1.0)
-        v = state.colonies[p]
+            mv[_STOCK + k] = _ARMIES_Q[v]
+        v = colonies[p]
         if v > 0:
-            mv[_COLONIES + k] = min(v / ARMIES, 1.0)
+            mv[_COLONIES + k] = _ARMIES_Q[v]
         v = tutor[4 * p]
         if v >= 0:  # tutoring: red, orange (STUDENTS order)
             mv[_TUTORING + 2 * k + v] = 1.0
         v = held[h] + held[h + 1] + held[h + 2]
         if v > 0:
-            mv[_SET_ASIDE + k] = min(v / 4, 1.0)
+            mv[_SET_ASIDE + k] = _FOUR_Q[v]
 
 
 def _write_ministries(state: State, seat: int, n: int, mv: _Out) -> None:
-    """ministries (view ministries[m], as ``_ministries`` lays it out) and resolving."""
-    for at, t, q, secured in zip(_SPACE_AT, state.tile, state.owner, state.secured, strict=True):
-        if t > 0:  # an official: its cost
-            mv[at] = min(t / 8, 1.0)
-        elif t == 0:  # the candidate (CANDIDATE)
-            mv[at + 3 + MAX_PLAYERS] = 1.0
+    """ministries (view ministries[m], as ``_ministries`` lays it out) and resolving.  What no seat
+    changes (tile costs, the candidate, secured, chits, resolved) is one block kept per content (it
+    changes a few times a game: about 3% of steps); the markers and ministers (relative seats) and the
+    transferred flags (their mask changes on a quarter of the steps) are written after it."""
+    key = (*state.tile, *state.secured, *state.chits, *state.resolved)
+    mv[_MINISTRIES : _MINISTRIES + _MINISTRIES_LEN] = _MINISTRY_BLOCKS[key]
+    for ats, q in zip(_OWNER_AT[n][seat], state.owner, strict=True):
         if q >= 0:  # the marker's relative seat
-            mv[at + 1 + (q - seat) % n] = 1.0
-        if secured:
-            mv[at + 1 + MAX_PLAYERS] = 1.0
-    transferred = state.transferred
-    if transferred:
-        for i, at in enumerate(_SPACE_AT):
-            if transferred >> i & 1:
-                mv[at + 2 + MAX_PLAYERS] = 1.0
-    chits = state.chits
-    for m, tail in enumerate(_MINISTRY_TAIL):
-        q = state.minister[m]
+            mv[ats[q]] = 1.0
+    for ats, q in zip(_MINISTER_AT[n][seat], state.minister, strict=True):
         if q >= 0:
-            mv[tail + (q - seat) % n] = 1.0
-        q = state.secretary[m]
+            mv[ats[q]] = 1.0
+    for ats, q in zip(_SECRETARY_AT[n][seat], state.secretary, strict=True):
         if q >= 0:
-            mv[tail + MAX_PLAYERS + (q - seat) % n] = 1.0
-        v = chits[2 * m]
-        if v:
-            mv[tail + 2 * MAX_PLAYERS] = min(v / 8, 1.0)
-        v = chits[2 * m + 1]
-        if v:
-            mv[tail + 2 * MAX_PLAYERS + 1] = min(v / 8, 1.0)
-        if state.resolved[m]:
-            mv[tail + 2 * MAX_PLAYERS + 2] = 1.0
+            mv[ats[q]] = 1.0
+    bits = state.transferred & _SPACES_MASK
+    while bits:  # one pass per set bit (official space), lowest first
+        low = bits & -bits
+        mv[_SPACE_AT[low.bit_length() - 1] + 2 + MAX_PLAYERS] = 1.0
+        bits ^= low
     if state.res_m >= 0:
         mv[_RESOLVING + state.res_m] = 1.0
 
 
-def _foreign_tiles(foreign: tuple[int, ...]) -> memoryview:
-    """The part of foreign_lands the tiles alone fix (land one-hot, cost, box VP, reward card), as
-    ``_foreign`` writes it: a game's tiles never change, so this is built once per draw of tiles."""
-    block = np.zeros(_FOREIGN_LEN, np.float32)
+def _ministry_block(key: tuple[int, ...], block: array[float]) -> None:
+    """The seat-free part of "ministries" from ``_write_ministries``'s key: tile [21], secured [21],
+    chits [6], resolved [3] (block offsets relative to the slice)."""
+    spaces = len(_SPACE_AT)
+    tiles, secured = key[:spaces], key[spaces : 2 * spaces]
+    chits, resolved = key[2 * spaces :], key[-len(MINISTRIES) :]
+    for at, t, sec in zip(_SPACE_AT, tiles, secured, strict=True):
+        at -= _MINISTRIES
+        if t > 0:  # an official: its cost
+            block[at] = min(t / 8, 1.0)
+        elif t == 0:  # the candidate (CANDIDATE)
+            block[at + 3 + MAX_PLAYERS] = 1.0
+        if sec:
+            block[at + 1 + MAX_PLAYERS] = 1.0
+    for m, tail in enumerate(_MINISTRY_TAIL):
+        tail -= _MINISTRIES
+        v = chits[2 * m]
+        if v:
+            block[tail + 2 * MAX_PLAYERS] = min(v / 8, 1.0)
+        v = chits[2 * m + 1]
+        if v:
+            block[tail + 2 * MAX_PLAYERS + 1] = min(v / 8, 1.0)
+        if resolved[m]:
+            block[tail + 2 * MAX_PLAYERS + 2] = 1.0
+
+
+def _placed_block(key: tuple[int, ...], block: array[float]) -> None:
+    """cubes_placed of one seat from its row of state.placed (count / 3 per named action)."""
+    for i, j in _CUBE_ACTION_AT:
+        v = key[i]
+        if v > 0:
+            block[j] = min(v / 3, 1.0)
+
+
+def _gift_block(key: tuple[int, ...], block: array[float]) -> None:
+    """gifts of one seat from its row of state.gift: per value, its state one-hot (value × 3 + state)."""
+    for value, code in enumerate(key):
+        st = _GIFT_STATE_AT[code]
+        if st >= 0:
+            block[3 * value + st] = 1.0
+
+
+class _Blocks(dict[tuple[Any, ...], memoryview]):
+    """A key of state ints -> its feature slice as a float32 block, made by ``make`` on first use: a
+    slice that changes seldom is then one copy instead of a write per value.  Forgotten, all at once,
+    past ``_BLOCKS_KEPT`` keys, so memory stays bounded; the values are never changed once made."""
+
+    def __init__(self, width: int, make: Callable[[tuple[Any, ...], array[float]], None]) -> None:
+        super().__init__()
+        self.width, self.make = width, make
+
+    def __missing__(self, key: tuple[Any, ...]) -> memoryview:
+        if len(self) >= _BLOCKS_KEPT:
+            self.clear()
+        block = array("f", bytes(4 * self.width))
+        self.make(key, block)
+        self[key] = found = memoryview(block)
+        return found
+
+
+def _foreign_block(key: tuple[Any, ...], block: array[float]) -> None:
+    """foreign_lands as ``_foreign`` lays it out, from ``_write_board``'s key: the seat, the player
+    count, the tiles (land one-hot, cost, box VP, reward card), the land states (failed) and per
+    position its boxes' armies (relative seats).  Armies move a few times a game, so the whole slice
+    is one block kept per content."""
+    seat, n, foreign, land_state, *boxes = key
     for pos, land in enumerate(foreign[:FOREIGN_POSITIONS]):
         at = pos * _FOREIGN_WIDTH
         block[at + land] = 1.0
         block[at + len(FOREIGN_LANDS)] = min(INVASION_COST[land] / 8, 1.0)
+        if land_state[pos] == FAILED:
+            block[at + len(FOREIGN_LANDS) + 1] = 1.0
         for j, vp in enumerate(BOX_VP[land][:_MAX_BOXES]):
             box = at + len(FOREIGN_LANDS) + 2 + j * _BOX_WIDTH
             block[box] = min(vp / 4, 1.0)
             block[box + 1] = 1.0 if j == REWARD_BOX[land] else 0.0
-    _FOREIGN_TILES[foreign] = block.data
-    return block.data
+    for pos, armies in enumerate(boxes[:FOREIGN_POSITIONS]):
+        at = pos * _FOREIGN_WIDTH + len(FOREIGN_LANDS) + 4
+        for q in armies[:_MAX_BOXES]:
+            if q >= 0:  # the army's relative seat
+                block[at + (q - seat) % n] = 1.0
+            at += _BOX_WIDTH
 
 
 def _write_board(state: State, seat: int, n: int, mv: _Out) -> None:
@@ -351,26 +443,14 @@ def _write_board(state: State, seat: int, n: int, mv: _Out) -> None:
         mv[_STUDENT_ORANGE + (q - seat) % n] = 1.0
     if state.forced:
         mv[_FORCED] = 1.0
-    foreign = tuple(state.foreign)
-    tiles = _FOREIGN_TILES.get(foreign)
-    mv[_FOREIGN : _FOREIGN + _FOREIGN_LEN] = tiles if tiles is not None else _foreign_tiles(foreign)
-    land_state = state.land_state
-    for pos, boxes in enumerate(state.boxes[:FOREIGN_POSITIONS]):
-        at = _FOREIGN + pos * _FOREIGN_WIDTH
-        if land_state[pos] == FAILED:
-            mv[at + len(FOREIGN_LANDS) + 1] = 1.0
-        at += len(FOREIGN_LANDS) + 4
-        for q in boxes[:_MAX_BOXES]:
-            if q >= 0:  # the army's relative seat
-                mv[at + (q - seat) % n] = 1.0
-            at += _BOX_WIDTH
+    key = (seat, n, tuple(state.foreign), tuple(state.land_state), *map(tuple, state.boxes))
+    mv[_FOREIGN : _FOREIGN + _FOREIGN_LEN] = _FOREIGN_BLOCKS[key]
     for i, v in enumerate(state.land_chit):
         if v:
-            mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS)] = min(v / 4, 1.0)
-    for i, v in enumerate(state.given):  # given[giver * n + recipient]
+            mv[_DISTANT_CHITS + i * (1 + MAX_PLAYERS)] = _FOUR_Q[v]
+    for at, v in zip(_GIVEN_AT[n][seat], state.given, strict=True):  # given[giver * n + recipient]
         if v:
-            g, r = divmod(i, n)
-            mv[_GIFT_TRACKER + (g - seat) % n * MAX_PLAYERS + (r - seat) % n] = min(v / 6, 1.0)
+            mv[at] = _SIX_Q[v]
     if state.wall > 0:
         mv[_WALL] = min(state.wall / WALL_SPACES, 1.0)
     if state.supply > 0:
@@ -382,7 +462,7 @@ def _write_board(state: State, seat: int, n: int, mv: _Out) -> None:
         mv[_DECK] = min(v / 70, 1.0)
     for k, v in enumerate(state.discard):
         if v > 0:
-            mv[_DISCARD + k] = min(v / 30, 1.0)
+            mv[_DISCARD + k] = _DISCARD_Q[v]
     v = len(state.stack)
     if v:
         mv[_OFFICIAL_STACK] = min(v / 20, 1.0)
@@ -570,8 +650,67 @@ _FOREIGN, _FOREIGN_LEN, _BOX_WIDTH = (
     2 + MAX_PLAYERS,
 )
 _FOREIGN_WIDTH = len(FOREIGN_LANDS) + 2 + _MAX_BOXES * _BOX_WIDTH
-#: ``_foreign_tiles`` by the game's tiles (state.foreign).
-_FOREIGN_TILES: dict[tuple[int, ...], memoryview] = {}
 _DISTANT_CHITS, _GIFT_TRACKER = _O["distant_land_chits"], _O["gift_tracker"]
 _WALL, _SUPPLY, _INSULTED, _DECK = _O["great_wall"], _O["junk_supply"], _O["emperor_insulted"], _O["deck"]
 _DISCARD, _OFFICIAL_STACK, _REWARD_STACK = _O["discard_pile"], _O["official_stack"], _O["reward_stack"]
+#: Per player count and seat, per official space (state.tile order), the entry of each owner's marker;
+#: per ministry, the entry of each seat as minister and as secretary.
+_OWNER_AT = {
+    n: tuple(tuple(tuple(at + 1 + (q - seat) % n for q in range(n)) for at in _SPACE_AT) for seat in range(n))
+    for n in range(1, MAX_PLAYERS + 1)
+}
+_MINISTER_AT = {
+    n: tuple(tuple(tuple(t + (q - seat) % n for q in range(n)) for t in _MINISTRY_TAIL) for seat in range(n))
+    for n in range(1, MAX_PLAYERS + 1)
+}
+_SECRETARY_AT = {
+    n: tuple(
+        tuple(tuple(t + MAX_PLAYERS + (q - seat) % n for q in range(n)) for t in _MINISTRY_TAIL)
+        for seat in range(n)
+    )
+    for n in range(1, MAX_PLAYERS + 1)
+}
+_MINISTRIES_LEN = len(MINISTRIES) * _W
+#: state.transferred's bits that name an official space.
+_SPACES_MASK = (1 << len(_SPACE_AT)) - 1
+#: A bit mask of distant lands -> the indices of its set bits.
+_BITS = tuple(
+    tuple(i for i in range(len(DISTANT_LANDS)) if mask >> i & 1) for mask in range(1 << len(DISTANT_LANDS))
+)
+_BLOCKS_KEPT = 4096
+_MINISTRY_BLOCKS = _Blocks(_MINISTRIES_LEN, _ministry_block)
+_PLACED_BLOCKS = _Blocks(len(_CUBE_ACTIONS), _placed_block)
+_GIFT_BLOCKS = _Blocks(_GIFT_WIDTH, _gift_block)
+#: Per relative block k: the entries of score, cubes, cubes_placed (start), passed,
+#: commercial_income_used, cards, reward_cards, gifts (start), shipyard, ocean; then k itself.
+_PLAYER_AT = tuple(
+    (
+        _SCORE + k,
+        _CUBES + k,
+        _CUBES_PLACED + k * len(_CUBE_ACTIONS),
+        _PASSED + k,
+        _COMMERCIAL + k,
+        _CARDS + k,
+        _REWARD_CARDS + k,
+        _GIFTS_AT + k * _GIFT_WIDTH,
+        _SHIPYARD + k,
+        _OCEAN + k,
+        k,
+    )
+    for k in range(MAX_PLAYERS)
+)
+#: _SEATS_OF[n][seat]: the absolute seat of each relative block.
+_SEATS_OF = {
+    n: tuple(tuple((seat + b) % n for b in range(n)) for seat in range(n)) for n in range(1, MAX_PLAYERS + 1)
+}
+_FOREIGN_BLOCKS = _Blocks(_FOREIGN_LEN, _foreign_block)
+#: Per player count and seat, the gift_tracker entry of each given[giver * n + recipient].
+_GIVEN_AT = {
+    n: tuple(
+        tuple(
+            _GIFT_TRACKER + (g - seat) % n * MAX_PLAYERS + (r - seat) % n for g in range(n) for r in range(n)
+        )
+        for seat in range(n)
+    )
+    for n in range(1, MAX_PLAYERS + 1)
+}

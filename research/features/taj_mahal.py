@@ -9,6 +9,7 @@ bonus tile still lying there.
 
 from __future__ import annotations
 
+import struct
 import threading
 from itertools import compress
 from operator import ne
@@ -297,13 +298,19 @@ def _write_players(m: Any, players: list[Any], relative: tuple[int, ...]) -> Non
             m[o[11]] = k / 16 if k < 16 else 1.0
 
 
-def _tally(packed: int) -> memoryview:
+def _tally(packed: int) -> memoryview[float]:
     """A hand_public / table block (``_cards_by``: colour counts, then symbol counts, / 10) from its
-    packed counts, cached: a seat's cards change one at a time, so the same sums recur."""
+    packed counts, cached: a seat's cards change one at a time, so the same sums recur.
+
+    The block is a read-only float32 memoryview over bytes (immutable, so the module-level cache
+    shares nothing mutable), joined from per-count float32 bytes: about 40% cheaper than building a
+    numpy array, which matters because most misses are first sightings that no key or cache size
+    avoids (random play, 3 players: 0.53 misses per step at 4,096 entries, 0.47 at 8,192, 0.40 at
+    16,384; the packed counts are already the smallest key, as the block is a function of them)."""
     if len(_TALLIES) >= _CACHE_SIZE:
         _TALLIES.clear()
-    block = np.array([_TENTH[k] for k in packed.to_bytes(_WIDTH_CS, "little")], np.float32)
-    found = _TALLIES[packed] = block.data
+    block = b"".join([_TENTH_F32[k] for k in packed.to_bytes(_WIDTH_CS, "little")])
+    found = _TALLIES[packed] = memoryview(block).cast("f")
     return found
 
 
@@ -453,6 +460,8 @@ _CARD_CS: tuple[tuple[int, ...], ...] = tuple(
 _PACKED: tuple[int, ...] = tuple(sum(1 << (8 * j) for j in places) for places in _CARD_CS)
 #: k -> ``min(k / 10, 1.0)``, a hand_public / table entry (a count never exceeds 2 symbols x every card).
 _TENTH = tuple(min(k / 10, 1.0) for k in range(2 * len(CARDS) + 1))
+#: k -> ``_TENTH[k]`` as the 4 bytes of a native float32 (a ``_tally`` block is 12 of them joined).
+_TENTH_F32 = tuple(struct.pack("f", x) for x in _TENTH)
 #: colour index -> its place in the commitment one-hot (``CARD_COLOURS[:4]``).
 _COMMIT_POS = tuple(CARD_COLOURS[:4].index(c) for c in COMP.colours)
 #: phase -> the ``decision`` one-hot place (TURN, TAKE; PLACE depends on ``to_place``; OVER: none).
@@ -540,4 +549,4 @@ class _PerThread(threading.local):
 _KEPT = _PerThread()
 # The cache of ``_tally`` (by packed counts); emptied when full, so a long run keeps it bounded.
 _CACHE_SIZE = 4096
-_TALLIES: dict[int, memoryview] = {}
+_TALLIES: dict[int, memoryview[float]] = {}

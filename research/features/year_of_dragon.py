@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.games.year_of_dragon.components import ACTION_IDS, CARD_IDS, EVENT_IDS, TILE_IDS, TYPE_IDS
-from engine.games.year_of_dragon.state import OVER, PHASE_NAMES, State
+from engine.games.year_of_dragon.state import OVER, PHASE_NAMES, Palace, State
 from research.features.spec import (
     Feature,
     FeatureSpec,
@@ -152,9 +152,10 @@ _DRAGONS_Q = _Dragons()
 
 class _Blocks(dict[tuple[int, ...], memoryview]):
     """A key of engine ints -> its feature slice as a float32 block, made by ``make`` on first use: a
-    slice that changes seldom (the event row, the supply, a hand, a seat's played cards or palace
-    persons) is then one copy instead of a write per value.  Forgotten, all at once, past
-    ``_BLOCKS_KEPT`` keys (played cards and hands have 1536 possible sets, a game one event row)."""
+    slice that changes seldom (the event row, the supply, a hand, a seat's played cards, the turn
+    order, the court pairs) is then one copy instead of a write per value.  Forgotten, all at once,
+    past ``_BLOCKS_KEPT`` keys (hands have 1536 possible sets, a game one event row; played cards
+    are keyed in play order, about 60 keys a game); a block is never changed once made."""
 
     def __init__(self, width: int, make: Callable[[tuple[int, ...], array[float]], None]) -> None:
         super().__init__()
@@ -196,12 +197,29 @@ def _row_block(key: tuple[int, ...], block: array[float]) -> None:
         block[r * len(EVENTS) + _EVENT_COL[e]] = 1.0
 
 
+class _PalaceRows(dict[tuple[Palace, ...], tuple[float, float, memoryview]]):
+    """A seat's palaces (the engine's immutable ``(floors, tiles)`` pairs) -> its "palaces" and
+    "floors" values and its "persons" slice as a float32 block: they change a few times a game, and
+    one lookup replaces the sum, the sort and the count per tile.  Forgotten, all at once, past
+    ``_BLOCKS_KEPT`` keys."""
+
+    def __missing__(self, owned: tuple[Palace, ...]) -> tuple[float, float, memoryview]:
+        if len(self) >= _BLOCKS_KEPT:
+            self.clear()
+        persons = [x for _, tiles in owned for x in tiles]
+        block = array("f", bytes(4 * len(TILES)))
+        for k in set(persons):
+            block[_TILE_COL[k]] = _PERSONS_Q[persons.count(k)]
+        self[owned] = found = (_PALACES_Q[len(owned)], _FLOORS_Q[sum(f for f, _ in owned)], memoryview(block))
+        return found
+
+
 _BLOCKS_KEPT = 10_000
 _EVENT_BLOCKS = _Blocks(_ROUNDS * len(EVENTS), _row_block)
 _SUPPLY_BLOCKS = _Blocks(len(TILES), _tallies_of(_TILE_COL, _SUPPLY_Q))
 _HAND_BLOCKS = _Blocks(len(_CARD_COL), _tallies_of(_CARD_COL, _HAND_Q))
 _PLAYED_BLOCKS = _Blocks(len(_CARD_COL), _counts_of(_CARD_COL, _PLAYED_Q))
-_PERSONS_BLOCKS = _Blocks(len(TILES), _counts_of(_TILE_COL, _PERSONS_Q))
+_PALACE_ROWS = _PalaceRows()
 
 
 def _write(state: State, seat: int, out: np.ndarray) -> None:
@@ -237,24 +255,34 @@ def _write_table(state: State, seat: int, n: int, m: Any) -> None:
             m[a_actions[a]] = 1.0
         if d:
             m[a_dragons] = _DRAGONS_Q[d]
-    for at_pair, pair in zip(_PAIR_AT, state.pairs, strict=False):  # "court_pairs" (5 at most)
-        for c in _PAIR_COLS[pair & _PAIR_MASK]:
-            m[at_pair + c] = 1.0
+    m[_PAIRS_ON] = _PAIR_BLOCKS[tuple(state.pairs)]  # "court_pairs" (5 at most): set a few times a round
     m[_SUPPLY] = _SUPPLY_BLOCKS[tuple(state.supply)]  # "supply": count / 10 per tile
     m[_HAND] = _HAND_BLOCKS[tuple(state.hands[seat])]  # "hand": shown to its owner only (R58a)
 
 
 def _write_orders(state: State, seat: int, n: int, m: Any) -> None:
-    """The view's "turn_order" (state.order) and "track_order" (palaces.track_order: by person-track
-    position, the later arrival first, then the lower seat): entry position × 5 + relative seat."""
-    at = _AT_TURN_ORDER
-    for p in state.order[:MAX_PLAYERS]:
-        m[at + (p - seat) % n] = 1.0
-        at += MAX_PLAYERS
+    """The view's "turn_order" (state.order, set once a round: one block kept per order and seat) and
+    "track_order" (palaces.track_order: by person-track position, the later arrival first, then the
+    lower seat): entry position × 5 + relative seat."""
+    m[_TURN_ORDER] = _TURN_BLOCKS[(seat, n, *state.order)]
     at = _AT_TRACK_ORDER
     for _, _, neg in sorted(zip(state.pos, state.arrival, _NEG_SEATS[:n], strict=False), reverse=True):
         m[at + (-neg - seat) % n] = 1.0
         at += MAX_PLAYERS
+
+
+def _turn_block(key: tuple[int, ...], block: array[float]) -> None:
+    """ "turn_order" from ``(seat, n, *order)``."""
+    seat, n, *order = key
+    for at, p in enumerate(order[:MAX_PLAYERS]):
+        block[at * MAX_PLAYERS + (p - seat) % n] = 1.0
+
+
+def _pairs_block(key: tuple[int, ...], block: array[float]) -> None:
+    """ "court_pairs" from state.pairs: a pair is a bitmask over person types (entry pair × 9 + person)."""
+    for i, pair in enumerate(key[:_PAIRS]):
+        for c in _PAIR_COLS[pair & _PAIR_MASK]:
+            block[i * len(CARDS) + c] = 1.0
 
 
 def _write_players(state: State, seat: int, blocks: tuple[int, ...], m: Any) -> None:
@@ -262,30 +290,30 @@ def _write_players(state: State, seat: int, blocks: tuple[int, ...], m: Any) -> 
     yuan, rice, fireworks, vp, pos = state.yuan, state.rice, state.fireworks, state.vp, state.pos
     small, large, hands, played, palaces = state.small, state.large, state.hands, state.played, state.palaces
     reveal = state.reveal
-    for (scalars, a_played, a_pal, a_floors, a_persons), p in zip(_BLOCK_AT, blocks, strict=False):
-        a_yuan, a_rice, a_fw, a_vp, a_pos, a_small, a_large, a_hand = scalars
+    for ats, p in zip(_BLOCK_AT, blocks, strict=False):
+        a_yuan, a_rice, a_fw, a_vp, a_pos, a_small, a_large, a_hand, a_played, a_pal, a_floors, a_persons = (
+            ats
+        )
         m[a_yuan] = _YUAN_Q[yuan[p]]
         m[a_rice] = _RICE_Q[rice[p]]
-        m[a_fw] = _RICE_Q[fireworks[p]]  # the same cap, 6
+        v = fireworks[p]
+        if v:  # often none: zero stays zero (fireworks, privileges)
+            m[a_fw] = _RICE_Q[v]  # the same cap, 6
         m[a_vp] = _VP_Q[vp[p]]
         m[a_pos] = _POS_Q[pos[p]]
-        m[a_small] = _PRIV_Q[small[p]]
-        m[a_large] = _PRIV_Q[large[p]]
+        v = small[p]
+        if v:
+            m[a_small] = _PRIV_Q[v]
+        v = large[p]
+        if v:
+            m[a_large] = _PRIV_Q[v]
         m[a_hand] = _HAND_SIZE_Q[sum(hands[p])]
         cards = played[p]
         if cards and (p == seat or reveal):  # "played": the discard pile, public unless hidden (R58a)
-            m[a_played : a_played + len(_CARD_COL)] = _PLAYED_BLOCKS[tuple(sorted(cards))]
+            m[a_played] = _PLAYED_BLOCKS[tuple(cards)]  # in play order: sorting costs more than misses
         owned = palaces[p]
-        if owned:  # "palaces", "floors" and "persons" (the tiles in them)
-            m[a_pal] = _PALACES_Q[len(owned)]
-            floors = 0
-            persons: list[int] = []
-            for f, tiles in owned:
-                floors += f
-                persons += tiles
-            m[a_floors] = _FLOORS_Q[floors]
-            persons.sort()
-            m[a_persons : a_persons + len(TILES)] = _PERSONS_BLOCKS[tuple(persons)]
+        if owned:  # "palaces", "floors" and "persons" (the tiles in them), kept per set of palaces
+            m[a_pal], m[a_floors], m[a_persons] = _PALACE_ROWS[tuple(owned)]
 
 
 SPEC = FeatureSpec(
@@ -396,28 +424,26 @@ _AT_PLAYED = SPEC.slice("played").start
 _AT_PALACES = SPEC.slice("palaces").start
 _AT_FLOORS = SPEC.slice("floors").start
 _AT_PERSONS = SPEC.slice("persons").start
-#: Per relative block, the offsets of its entries: the scalars (yuan .. hand_size), then "played",
-#: "palaces", "floors", "persons" ("played" and "persons" indexed by the engine's card / tile index).
+#: Per relative block, the offsets of its entries: the scalars (yuan .. hand_size), then "played" (a
+#: slice), "palaces", "floors", "persons" (a slice).
 _BLOCK_AT = tuple(
     (
-        (
-            _AT_YUAN + b,
-            _AT_RICE + b,
-            _AT_FIREWORKS + b,
-            _AT_VP + b,
-            _AT_POS + b,
-            _AT_PRIVILEGES + 2 * b,  # "privileges": (small, large)
-            _AT_PRIVILEGES + 2 * b + 1,
-            _AT_HAND_SIZE + b,
-        ),
-        _AT_PLAYED + b * len(_CARD_COL),
+        _AT_YUAN + b,
+        _AT_RICE + b,
+        _AT_FIREWORKS + b,
+        _AT_VP + b,
+        _AT_POS + b,
+        _AT_PRIVILEGES + 2 * b,  # "privileges": (small, large)
+        _AT_PRIVILEGES + 2 * b + 1,
+        _AT_HAND_SIZE + b,
+        slice(_AT_PLAYED + b * len(_CARD_COL), _AT_PLAYED + (b + 1) * len(_CARD_COL)),
         _AT_PALACES + b,
         _AT_FLOORS + b,
-        _AT_PERSONS + b * len(TILES),
+        slice(_AT_PERSONS + b * len(TILES), _AT_PERSONS + (b + 1) * len(TILES)),
     )
     for b in range(MAX_PLAYERS)
 )
-#: Per group, the offset of each action (by engine index) and of its dragons; per court pair, its start.
+#: Per group, the offset of each action (by engine index) and of its dragons.
 _GROUP_AT = tuple(
     (
         tuple(_AT_GROUPS + i * (len(ACTIONS) + 1) + col for col in _ACTION_COL),
@@ -425,10 +451,13 @@ _GROUP_AT = tuple(
     )
     for i in range(_GROUPS)
 )
-_PAIR_AT = tuple(_AT_PAIRS + i * len(CARDS) for i in range(_PAIRS))
 #: The slices written whole from a _Blocks table.
 _EVENT_ROW, _SUPPLY, _HAND = SPEC.slice("event_row"), SPEC.slice("supply"), SPEC.slice("hand")
 #: _SEATS_OF[n][seat]: the absolute seat of each relative block.
 _SEATS_OF = {
     n: tuple(tuple((seat + b) % n for b in range(n)) for seat in range(n)) for n in range(1, MAX_PLAYERS + 1)
 }
+#: "turn_order" and "court_pairs", written whole from a _Blocks table.
+_TURN_ORDER, _PAIRS_ON = SPEC.slice("turn_order"), SPEC.slice("court_pairs")
+_TURN_BLOCKS = _Blocks(_TURN_ORDER.stop - _TURN_ORDER.start, _turn_block)
+_PAIR_BLOCKS = _Blocks(_PAIRS_ON.stop - _PAIRS_ON.start, _pairs_block)
