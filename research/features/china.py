@@ -21,8 +21,10 @@ from engine.games.china.components import COLOURS, EMISSARIES, HOUSES, PROVINCES
 from engine.games.china.legal import MAX_CARDS, MAX_PIECES
 from engine.games.china.state import DRAW, OVER, PLACE, UNUSED, State
 from research.features.spec import (
+    Cells,
     Feature,
     FeatureSpec,
+    Scaled,
     Seats,
     View,
     counts,
@@ -89,18 +91,11 @@ def _me(v: View, s: Seats) -> dict[str, Any]:
 # Entries left at 0 are never written (the caller zeroes ``out``): the item stores are the main cost.
 
 
-def _fractions(cap: float, top: int) -> tuple[float, ...]:
-    """``_clip(v, cap)`` of :mod:`research.features.spec` for v in 0..top, as a lookup table."""
-    return tuple(min(max(float(v) / cap, 0.0), 1.0) for v in range(top + 1))
-
-
-#: Every per-colour card count and piece count fits (57 cards, 20 houses, 8 emissaries per seat).
-_TOP = 64
-_THIRDS = _fractions(3, _TOP)  # hand, hand_size, seen_cards (cap 3)
-_DISCARD = _fractions(13, _TOP)
-_HOUSES = _fractions(HOUSES, _TOP)
-_EMISSARIES = _fractions(EMISSARIES, _TOP)  # supply and seals: min(n / 8, 1.0) is the same double
-_SCORES = _fractions(100, 100)  # a score past 100 is clipped to 1.0
+_THIRDS = Scaled(3)  # hand, hand_size, seen_cards (cap 3)
+_DISCARD = Scaled(13)
+_HOUSES = Scaled(HOUSES)
+_EMISSARIES = Scaled(EMISSARIES)  # supply and seals: min(n / 8, 1.0) is the same double
+_SCORES = Scaled(100)
 #: Province indices of each bit mask (``t_common``, ``t_blocked``): the pending provinces lists.
 _BITS = tuple(tuple(p for p in range(len(PROVINCES)) if mask >> p & 1) for mask in range(1 << len(PROVINCES)))
 #: [n][seat]: the relative block of each absolute seat, and the absolute seat of each block (Seats).
@@ -113,7 +108,7 @@ _END = {end: i for i, end in enumerate(_ENDS)}
 def _write(st: State, seat: int, out: np.ndarray) -> None:
     """``SPEC.encode(view(st, seat), seat)`` into the zeroed ``out``, from the State (see above)."""
     # an item store on a memoryview costs half of one on the ndarray (the float32 cast is the same)
-    cells = cast("memoryview[float]", memoryview(cast(Any, out)))
+    cells = cast(Cells, out.data)
     n = st.n
     rel = _REL[n][seat]
     cells[_PLAYERS + _COUNTS.index(n)] = 1.0
@@ -155,7 +150,7 @@ def _write(st: State, seat: int, out: np.ndarray) -> None:
         cells[_ENDED_BY + end] = 1.0
 
 
-def _write_players(st: State, order: tuple[int, ...], cells: memoryview[float]) -> None:
+def _write_players(st: State, order: tuple[int, ...], cells: Cells) -> None:
     """The per-player slices (view ``players``), block k being absolute seat ``order[k]``."""
     scores, supply, hands, known = st.scores, st.supply, st.hands, st.known
     forts = st.fort if st.fortifications else None  # view: "fortification" only with the variant
@@ -163,7 +158,7 @@ def _write_players(st: State, order: tuple[int, ...], cells: memoryview[float]) 
     for k, a in enumerate(order):
         score = scores[a]
         if score > 0:
-            cells[_SCORE + k] = _SCORES[score] if score < 100 else 1.0
+            cells[_SCORE + k] = _SCORES[score]
         houses, emissaries = supply[a]
         if houses:
             cells[_HOUSES_AT + k] = _HOUSES[houses]
@@ -182,7 +177,7 @@ def _write_players(st: State, order: tuple[int, ...], cells: memoryview[float]) 
             cells[_FORTIFIED + k] = 1.0
 
 
-def _write_board(st: State, rel: tuple[int, ...], cells: memoryview[float]) -> None:
+def _write_board(st: State, rel: tuple[int, ...], cells: Cells) -> None:
     """The board slices (view ``board``): house owners, dragon seals, scored provinces."""
     for at, o in zip(_OWNER_AT, st.owner, strict=True):
         if o >= 0:  # FREE is -1

@@ -11,8 +11,7 @@ state (``FeatureSpec.encode_state``), several times faster than building the vie
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,8 +34,11 @@ from engine.games.confucius.components import (
 )
 from engine.games.confucius.state import FAILED, GIFT_STATE_NAMES, OVER, PHASE_NAMES, State
 from research.features.spec import (
+    Blocks,
+    Cells,
     Feature,
     FeatureSpec,
+    Scaled,
     Seats,
     View,
     counts,
@@ -170,34 +172,14 @@ def _student(colour: str) -> Any:
 # rewards and set-aside cards, and for every other seat the public counts.
 
 
-class _Out(Protocol):
-    """The float32 vector as the writer sees it: ``out.data``, a memoryview (typeshed types its items as
-    ints; a float32 one takes floats, rounded as numpy rounds them, and a float32 memoryview per slice)."""
-
-    def __setitem__(self, index: int | slice, value: float | memoryview, /) -> None: ...
-
-
-class _Scaled(dict[int, float]):
-    """``value -> min(value / cap, 1.0)``, the feature's own arithmetic (so float32 rounding matches),
-    for the positive values the writer scales: a dict lookup costs a fraction of the call.  Values up
-    to twice the cap are tabled at import; any other is computed on the spot (and not kept)."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__((v, min(v / cap, 1.0)) for v in range(1, 2 * cap + 1))
-        self.cap = cap
-
-    def __missing__(self, value: int) -> float:
-        return min(value / self.cap, 1.0)
-
-
-_SCORE_Q, _CUBES_Q, _CARDS_Q, _FOUR_Q = _Scaled(40), _Scaled(CUBES), _Scaled(8), _Scaled(4)
-_JUNKS_Q, _ARMIES_Q, _SIX_Q, _DISCARD_Q = _Scaled(JUNKS), _Scaled(ARMIES), _Scaled(6), _Scaled(30)
+_SCORE_Q, _CUBES_Q, _CARDS_Q, _FOUR_Q = Scaled(40), Scaled(CUBES), Scaled(8), Scaled(4)
+_JUNKS_Q, _ARMIES_Q, _SIX_Q, _DISCARD_Q = Scaled(JUNKS), Scaled(ARMIES), Scaled(6), Scaled(30)
 
 
 def _write(state: State, seat: int, out: np.ndarray) -> None:
     """``SPEC.encode(view(state, seat), seat)`` from ``state``; tests/research/test_features_from_state.py
     holds the two equal."""
-    mv = cast(_Out, out.data)
+    mv = cast(Cells, out.data)
     n = state.n
     _write_game(state, seat, n, mv)
     _write_me(state, seat, mv)
@@ -206,7 +188,7 @@ def _write(state: State, seat: int, out: np.ndarray) -> None:
     _write_board(state, seat, n, mv)
 
 
-def _write_game(state: State, seat: int, n: int, mv: _Out) -> None:
+def _write_game(state: State, seat: int, n: int, mv: Cells) -> None:
     """players, to_move, phase, round, turn, chief_minister and the options (view top level)."""
     if n in _PLAYERS_AT:
         mv[_PLAYERS_AT[n]] = 1.0
@@ -228,7 +210,7 @@ def _write_game(state: State, seat: int, n: int, mv: _Out) -> None:
         mv[_ADMIRAL] = 1.0
 
 
-def _write_me(state: State, seat: int, mv: _Out) -> None:
+def _write_me(state: State, seat: int, mv: Cells) -> None:
     """hand, rewards and set_aside_cards: the seat's own hidden cards (players[seat] of its view)."""
     h = 3 * seat
     for k in range(3):
@@ -242,11 +224,11 @@ def _write_me(state: State, seat: int, mv: _Out) -> None:
         mv[_REWARDS + card] = 1.0
 
 
-def _write_players(state: State, seat: int, n: int, mv: _Out) -> None:
+def _write_players(state: State, seat: int, n: int, mv: Cells) -> None:
     """The per-player slices, block k = seat + k (view players[p]: its public fields only), and the
     relative seats of distant_land_chits (the lands' reached_by, the same bits).  The loop is the
     writer's main cost, so it reads each field list once, takes its offsets per block from
-    ``_PLAYER_AT`` and its scaled values from tables (``_Scaled``)."""
+    ``_PLAYER_AT`` and its scaled values from tables (``Scaled``)."""
     score, cubes, placed, passed, commercial = (
         state.score,
         state.cubes,
@@ -318,7 +300,7 @@ def _write_players(state: State, seat: int, n: int, mv: _Out) -> None:
             mv[_SET_ASIDE + k] = _FOUR_Q[v]
 
 
-def _write_ministries(state: State, seat: int, n: int, mv: _Out) -> None:
+def _write_ministries(state: State, seat: int, n: int, mv: Cells) -> None:
     """ministries (view ministries[m], as ``_ministries`` lays it out) and resolving.  What no seat
     changes (tile costs, the candidate, secured, chits, resolved) is one block kept per content (it
     changes a few times a game: about 3% of steps); the markers and ministers (relative seats) and the
@@ -385,24 +367,6 @@ def _gift_block(key: tuple[int, ...], block: array[float]) -> None:
             block[3 * value + st] = 1.0
 
 
-class _Blocks(dict[tuple[Any, ...], memoryview]):
-    """A key of state ints -> its feature slice as a float32 block, made by ``make`` on first use: a
-    slice that changes seldom is then one copy instead of a write per value.  Forgotten, all at once,
-    past ``_BLOCKS_KEPT`` keys, so memory stays bounded; the values are never changed once made."""
-
-    def __init__(self, width: int, make: Callable[[tuple[Any, ...], array[float]], None]) -> None:
-        super().__init__()
-        self.width, self.make = width, make
-
-    def __missing__(self, key: tuple[Any, ...]) -> memoryview:
-        if len(self) >= _BLOCKS_KEPT:
-            self.clear()
-        block = array("f", bytes(4 * self.width))
-        self.make(key, block)
-        self[key] = found = memoryview(block)
-        return found
-
-
 def _foreign_block(key: tuple[Any, ...], block: array[float]) -> None:
     """foreign_lands as ``_foreign`` lays it out, from ``_write_board``'s key: the seat, the player
     count, the tiles (land one-hot, cost, box VP, reward card), the land states (failed) and per
@@ -427,7 +391,7 @@ def _foreign_block(key: tuple[Any, ...], block: array[float]) -> None:
             at += _BOX_WIDTH
 
 
-def _write_board(state: State, seat: int, n: int, mv: _Out) -> None:
+def _write_board(state: State, seat: int, n: int, mv: Cells) -> None:
     """The rest of the view's top level: candidate, students, foreign lands, distant land chits, the
     gift tracker, the wall, the supplies and the public stacks."""
     if state.candidate >= 0:
@@ -678,9 +642,9 @@ _BITS = tuple(
     tuple(i for i in range(len(DISTANT_LANDS)) if mask >> i & 1) for mask in range(1 << len(DISTANT_LANDS))
 )
 _BLOCKS_KEPT = 4096
-_MINISTRY_BLOCKS = _Blocks(_MINISTRIES_LEN, _ministry_block)
-_PLACED_BLOCKS = _Blocks(len(_CUBE_ACTIONS), _placed_block)
-_GIFT_BLOCKS = _Blocks(_GIFT_WIDTH, _gift_block)
+_MINISTRY_BLOCKS = Blocks(_MINISTRIES_LEN, _ministry_block, kept=_BLOCKS_KEPT)
+_PLACED_BLOCKS = Blocks(len(_CUBE_ACTIONS), _placed_block, kept=_BLOCKS_KEPT)
+_GIFT_BLOCKS = Blocks(_GIFT_WIDTH, _gift_block, kept=_BLOCKS_KEPT)
 #: Per relative block k: the entries of score, cubes, cubes_placed (start), passed,
 #: commercial_income_used, cards, reward_cards, gifts (start), shipyard, ocean; then k itself.
 _PLAYER_AT = tuple(
@@ -703,7 +667,7 @@ _PLAYER_AT = tuple(
 _SEATS_OF = {
     n: tuple(tuple((seat + b) % n for b in range(n)) for seat in range(n)) for n in range(1, MAX_PLAYERS + 1)
 }
-_FOREIGN_BLOCKS = _Blocks(_FOREIGN_LEN, _foreign_block)
+_FOREIGN_BLOCKS = Blocks(_FOREIGN_LEN, _foreign_block, kept=_BLOCKS_KEPT)
 #: Per player count and seat, the gift_tracker entry of each given[giver * n + recipient].
 _GIVEN_AT = {
     n: tuple(

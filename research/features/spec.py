@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -156,6 +157,53 @@ def per_player(feature: Feature) -> Feature:
     blocks = "relative blocks" if feature.length == 1 else f"relative blocks of {feature.length}"
     meaning = f"per seat ({blocks}): {feature.meaning}"
     return Feature(feature.name, -feature.length, meaning, feature.normalisation, read)
+
+
+# -- building blocks of the writers (FeatureSpec.encode_state) -----------------------------------------
+
+
+class Cells(Protocol):
+    """A writer's view of the vector: ``out.data``, a float32 memoryview (an item store costs about half
+    of one on the ndarray; it takes floats, rounded to float32 as numpy rounds them, and a block's
+    memoryview for a slice).  typeshed types a memoryview's items as ints, hence this protocol."""
+
+    def __setitem__(self, index: int | slice, value: float | memoryview, /) -> None: ...
+
+
+class Scaled(dict[int, float]):
+    """``value -> _clip(value, cap)``: the arithmetic of :func:`scalar` and :func:`counts`, so a writer's
+    float32 entries round exactly as the view's do; a lookup costs a fraction of the call.  Values from
+    0 to twice the cap are tabled; any other is computed on the spot (and not kept)."""
+
+    def __init__(self, cap: float) -> None:
+        super().__init__((v, _clip(v, cap)) for v in range(int(2 * cap) + 1))
+        self.cap = cap
+
+    def __missing__(self, value: int) -> float:
+        return _clip(value, self.cap)
+
+
+#: Fills a zeroed float32 block with the slice of one key (:class:`Blocks`).
+BlockMaker = Callable[[Any, "array[float]"], None]
+
+
+class Blocks(dict[Hashable, memoryview]):
+    """A key made of state values -> its slice as a float32 block, made by ``make`` on first use: a slice
+    that changes seldom (an event row, a hand, the ministries) is then one copy instead of a store per
+    value.  A block never changes once made, so blocks may be shared by threads.  Forgotten all at once
+    past ``kept`` keys, so memory stays bounded."""
+
+    def __init__(self, width: int, make: BlockMaker, kept: int = 10_000) -> None:
+        super().__init__()
+        self.width, self.make, self.kept = width, make, kept
+
+    def __missing__(self, key: Hashable) -> memoryview:
+        if len(self) >= self.kept:
+            self.clear()
+        block = array("f", bytes(4 * self.width))
+        self.make(key, block)
+        self[key] = found = memoryview(block)
+        return found
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,10 @@ import numpy as np
 from engine.games.year_of_dragon.components import ACTION_IDS, CARD_IDS, EVENT_IDS, TILE_IDS, TYPE_IDS
 from engine.games.year_of_dragon.state import OVER, PHASE_NAMES, Palace, State
 from research.features.spec import (
+    Blocks,
     Feature,
     FeatureSpec,
+    Scaled,
     Seats,
     View,
     counts,
@@ -104,8 +106,8 @@ def _persons(p: dict[str, Any], s: Seats) -> list[str]:
 # ``reveal_played_card``), with the feature functions' float arithmetic, so the two vectors are equal
 # value for value (tests/research/test_features_from_state.py).  Speed: entries are set through a
 # ``memoryview`` of ``out`` (an item assignment costs two thirds of a numpy one); entries that stay zero
-# are skipped where cheap (``out`` arrives zeroed); scaled values come from tables (_Scaled), and slices
-# that change seldom are copied whole from float32 blocks kept per content (_Blocks).  The offsets
+# are skipped where cheap (``out`` arrives zeroed); scaled values come from tables (spec.Scaled), and slices
+# that change seldom are copied whole from float32 blocks kept per content (spec.Blocks).  The offsets
 # (``_AT_*`` and the per-index tables) are at the end of the module: they read SPEC.
 
 #: Engine index -> column in the feature's value order (the view turns indices into these names).
@@ -124,19 +126,6 @@ _PAIR_MASK = (1 << len(TYPE_IDS)) - 1
 _NEG_SEATS = tuple(-p for p in range(MAX_PLAYERS))
 
 
-class _Scaled(dict[int, float]):
-    """``value -> spec._clip(value, cap)`` (``min(max(float(value) / cap, 0.0), 1.0)``), so float32
-    rounding matches: a dict lookup costs a quarter of the call.  Values are tabled from 0 to twice the
-    cap; any other is computed on the spot."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__((v, min(max(float(v) / cap, 0.0), 1.0)) for v in range(2 * cap + 1))
-        self.cap = cap
-
-    def __missing__(self, value: int) -> float:
-        return min(max(float(value) / self.cap, 0.0), 1.0)
-
-
 class _Dragons(dict[int, float]):
     """``dragons -> min(dragons / 3, 1.0)``: the "groups" feature's own scaling (no lower clip)."""
 
@@ -144,33 +133,13 @@ class _Dragons(dict[int, float]):
         return min(value / 3, 1.0)
 
 
-_ROUND_Q, _SUPPLY_Q, _HAND_Q, _PLAYED_Q, _PERSONS_Q = (_Scaled(c) for c in (_ROUNDS, 10, 3, 2, 4))
-_YUAN_Q, _RICE_Q, _VP_Q, _POS_Q, _PRIV_Q = (_Scaled(c) for c in (20, 6, 100, 60, 5))
-_HAND_SIZE_Q, _PALACES_Q, _FLOORS_Q = (_Scaled(c) for c in (12, 10, 30))
+_ROUND_Q, _SUPPLY_Q, _HAND_Q, _PLAYED_Q, _PERSONS_Q = (Scaled(c) for c in (_ROUNDS, 10, 3, 2, 4))
+_YUAN_Q, _RICE_Q, _VP_Q, _POS_Q, _PRIV_Q = (Scaled(c) for c in (20, 6, 100, 60, 5))
+_HAND_SIZE_Q, _PALACES_Q, _FLOORS_Q = (Scaled(c) for c in (12, 10, 30))
 _DRAGONS_Q = _Dragons()
 
 
-class _Blocks(dict[tuple[int, ...], memoryview]):
-    """A key of engine ints -> its feature slice as a float32 block, made by ``make`` on first use: a
-    slice that changes seldom (the event row, the supply, a hand, a seat's played cards, the turn
-    order, the court pairs) is then one copy instead of a write per value.  Forgotten, all at once,
-    past ``_BLOCKS_KEPT`` keys (hands have 1536 possible sets, a game one event row; played cards
-    are keyed in play order, about 60 keys a game); a block is never changed once made."""
-
-    def __init__(self, width: int, make: Callable[[tuple[int, ...], array[float]], None]) -> None:
-        super().__init__()
-        self.width, self.make = width, make
-
-    def __missing__(self, key: tuple[int, ...]) -> memoryview:
-        if len(self) >= _BLOCKS_KEPT:
-            self.clear()
-        block = array("f", bytes(4 * self.width))
-        self.make(key, block)
-        self[key] = found = memoryview(block)
-        return found
-
-
-def _counts_of(cols: tuple[int, ...], scaled: _Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
+def _counts_of(cols: tuple[int, ...], scaled: Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
     """The maker of a "counts" slice from a list of engine indices (spec.counts: count / cap each)."""
 
     def make(key: tuple[int, ...], block: array[float]) -> None:
@@ -180,7 +149,7 @@ def _counts_of(cols: tuple[int, ...], scaled: _Scaled) -> Callable[[tuple[int, .
     return make
 
 
-def _tallies_of(cols: tuple[int, ...], scaled: _Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
+def _tallies_of(cols: tuple[int, ...], scaled: Scaled) -> Callable[[tuple[int, ...], array[float]], None]:
     """The maker of a "counts" slice from a count per engine index (the view's dict of counts)."""
 
     def make(key: tuple[int, ...], block: array[float]) -> None:
@@ -215,10 +184,10 @@ class _PalaceRows(dict[tuple[Palace, ...], tuple[float, float, memoryview]]):
 
 
 _BLOCKS_KEPT = 10_000
-_EVENT_BLOCKS = _Blocks(_ROUNDS * len(EVENTS), _row_block)
-_SUPPLY_BLOCKS = _Blocks(len(TILES), _tallies_of(_TILE_COL, _SUPPLY_Q))
-_HAND_BLOCKS = _Blocks(len(_CARD_COL), _tallies_of(_CARD_COL, _HAND_Q))
-_PLAYED_BLOCKS = _Blocks(len(_CARD_COL), _counts_of(_CARD_COL, _PLAYED_Q))
+_EVENT_BLOCKS = Blocks(_ROUNDS * len(EVENTS), _row_block)
+_SUPPLY_BLOCKS = Blocks(len(TILES), _tallies_of(_TILE_COL, _SUPPLY_Q))
+_HAND_BLOCKS = Blocks(len(_CARD_COL), _tallies_of(_CARD_COL, _HAND_Q))
+_PLAYED_BLOCKS = Blocks(len(_CARD_COL), _counts_of(_CARD_COL, _PLAYED_Q))
 _PALACE_ROWS = _PalaceRows()
 
 
@@ -451,13 +420,13 @@ _GROUP_AT = tuple(
     )
     for i in range(_GROUPS)
 )
-#: The slices written whole from a _Blocks table.
+#: The slices written whole from a spec.Blocks table.
 _EVENT_ROW, _SUPPLY, _HAND = SPEC.slice("event_row"), SPEC.slice("supply"), SPEC.slice("hand")
 #: _SEATS_OF[n][seat]: the absolute seat of each relative block.
 _SEATS_OF = {
     n: tuple(tuple((seat + b) % n for b in range(n)) for seat in range(n)) for n in range(1, MAX_PLAYERS + 1)
 }
-#: "turn_order" and "court_pairs", written whole from a _Blocks table.
+#: "turn_order" and "court_pairs", written whole from a spec.Blocks table.
 _TURN_ORDER, _PAIRS_ON = SPEC.slice("turn_order"), SPEC.slice("court_pairs")
-_TURN_BLOCKS = _Blocks(_TURN_ORDER.stop - _TURN_ORDER.start, _turn_block)
-_PAIR_BLOCKS = _Blocks(_PAIRS_ON.stop - _PAIRS_ON.start, _pairs_block)
+_TURN_BLOCKS = Blocks(_TURN_ORDER.stop - _TURN_ORDER.start, _turn_block)
+_PAIR_BLOCKS = Blocks(_PAIRS_ON.stop - _PAIRS_ON.start, _pairs_block)
