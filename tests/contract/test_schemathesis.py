@@ -29,7 +29,7 @@ from service.domain.identity import APP, SCOPES, Caller
 from service.http.app import OFFLINE_REDIS_URL, create_app
 from tests.service.conftest import TEST_GAMES, make_config
 
-EXAMPLES = 20
+EXAMPLES = 15
 ADMIN_TOKEN = "contract-admin-token"
 #: The credentials a case runs with besides none at all (see :func:`credentials_for`).
 SEAT, PLAYER, APP_KEY, ADMIN = "seat", "player", "app", "admin"

@@ -51,16 +51,15 @@ def test_every_game_has_a_writer(game_id):
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_the_writer_gives_the_views_vector_for_every_seat_at_every_step(game_id):
-    """Every player count and option set, two random games each, every seat at every step (the final
+    """Every player count and option set, a random game each, every seat at every step (the final
     position too, where hands are shown).  ``out`` is reused dirty, as an observer reuses its tensor."""
     game = GAMES[game_id]
     out = np.full(spec(game_id).size, 7.0, np.float32)
     for players in range(game.min_players, game.max_players + 1):
         for k, options in enumerate(option_sets(game)):
-            for seed in (players * 10 + k, players * 10 + k + 5):
-                for state in random_playout(game, players, options, seed):
-                    for seat in range(players):
-                        _check(game_id, state, seat, out)
+            for state in random_playout(game, players, options, players * 10 + k):
+                for seat in range(players):
+                    _check(game_id, state, seat, out)
 
 
 @settings(max_examples=12, deadline=None)
