@@ -21,7 +21,7 @@ cp -r engine "$out/"
 find "$out" -name __pycache__ -prune -exec rm -rf {} +
 cd "$out"
 hot=(legal actions flow setup scoring heuristic payments palaces monthly_events
-     cards cubes exam gifts military ministries rewards voyages)
+     cards cubes exam gifts military ministries rewards voyages components)
 modules=()
 for game in engine/games/*/; do
     for name in "${hot[@]}"; do

@@ -8,13 +8,15 @@ covers the price, over-payment included (no change is given).
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from engine.core import Action, Event, event
 
 from .components import COIN_VALUES, HAND_LIMIT, LICENCE_VALUES
 from .state import State
 
-COINS, LICENCES = 0, 1
+COINS: Final = 0
+LICENCES: Final = 1
 VALUES = (COIN_VALUES, LICENCE_VALUES)
 CURRENCY_NAMES = ("coins", "licences")
 KINDS = range(len(COIN_VALUES))

@@ -6,38 +6,35 @@ Petition action types are ``petition_<id>``; they all share the Petition space (
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from .components import ACTION_SPACES, CUBE_RULE, PETITION_OF_GIFT, SPACE_OF
 from .state import ACTION, State
 
-SPACE_COUNT = len(ACTION_SPACES)
+SPACE_COUNT: Final = len(ACTION_SPACES)
 _FIXED = {"always_0": 0, "always_1": 1, "always_2": 2}
 #: Cube cost of each action space when cubes are paid: fixed, or None for the standard rule (R34).
-FIXED_CUBES: tuple[int | None, ...] = tuple(_FIXED.get(rule) for rule in CUBE_RULE)
-PETITION_TYPES: dict[int, str] = {v: f"petition_{p}" for v, p in PETITION_OF_GIFT.items() if p}
+FIXED_CUBES: Final[tuple[int | None, ...]] = tuple(_FIXED.get(rule) for rule in CUBE_RULE)
+PETITION_TYPES: Final[dict[int, str]] = {v: f"petition_{p}" for v, p in PETITION_OF_GIFT.items() if p}
 _PETITION_IDS = {p: f"petition_{p}" for p in PETITION_OF_GIFT.values() if p}
 #: Action space of every Actions Box action type (Imperial Favour is no action type, R77).
-ACTION_SPACE: dict[str, int] = {
+ACTION_SPACE: Final[dict[str, int]] = {
     _PETITION_IDS.get(a, a): space for a, space in SPACE_OF.items() if a != "imperial_favour"
 }
-(BRIBE, NOMINATE, FORCE, JUNKS, ARMY, BUY_GIFT, GIVE_GIFT, PETITION, COMMERCIAL, TAX, NOTHING) = (
-    ACTION_SPACE[a]
-    for a in (
-        "bribe_official",
-        "nominate_student",
-        "force_examination",
-        "buy_junks",
-        "recruit_army",
-        "buy_gift",
-        "give_gift",
-        "petition_reassign_junks",
-        "commercial_income",
-        "tax_income",
-        "no_action",
-    )
-)
-_ALL_AFFORDABLE = (True,) * SPACE_COUNT
-_MAX_COST = 2  # no action space ever costs more (R34)
+#: The action space of each Actions Box action (the petitions share one).
+BRIBE: Final = ACTION_SPACE["bribe_official"]
+NOMINATE: Final = ACTION_SPACE["nominate_student"]
+FORCE: Final = ACTION_SPACE["force_examination"]
+JUNKS: Final = ACTION_SPACE["buy_junks"]
+ARMY: Final = ACTION_SPACE["recruit_army"]
+BUY_GIFT: Final = ACTION_SPACE["buy_gift"]
+GIVE_GIFT: Final = ACTION_SPACE["give_gift"]
+PETITION: Final = ACTION_SPACE["petition_reassign_junks"]
+COMMERCIAL: Final = ACTION_SPACE["commercial_income"]
+TAX: Final = ACTION_SPACE["tax_income"]
+NOTHING: Final = ACTION_SPACE["no_action"]
+_ALL_AFFORDABLE: Final = (True,) * SPACE_COUNT
+_MAX_COST: Final = 2  # no action space ever costs more (R34)
 
 
 def cube_cost(state: State, p: int, space: int) -> int:

@@ -8,12 +8,14 @@ in exam.py); this module only keeps the tracker right.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.core import Event, event
 
 from .components import CUBES_BY_COUNT, GIFT_VALUES
 from .state import ACTIVE, REMOVED, State
 
-GIFTS = len(GIFT_VALUES)
+GIFTS: Final = len(GIFT_VALUES)
 
 
 def gift_count(state: State, p: int) -> int:

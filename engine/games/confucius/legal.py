@@ -9,6 +9,7 @@ only if it is in this list.
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from engine.core import Action
 
@@ -79,7 +80,7 @@ from .state import (
 )
 from .voyages import unreached
 
-ALL_ALLOWED = (True,) * len(MINISTRIES)
+ALL_ALLOWED: Final = (True,) * len(MINISTRIES)
 
 
 def legal_actions(state: State) -> list[Action]:
@@ -104,8 +105,10 @@ def box_actions(state: State, p: int) -> list[Action]:
     """D2 / D8 / D10: every Actions Box action open to ``p`` (cube costs per ``state.mode``).
 
     The hottest generator of the game: the action objects are prebuilt (:data:`_BRIBE` and its
-    neighbours; legal actions are shared and never mutated, engine.core.GameBase), and the officials
-    ``p`` holds are found with ``list.index`` rather than by walking all 21 spaces.
+    neighbours; legal actions are shared and never mutated, engine.core.GameBase), and one pass over
+    the markers finds the officials ``p`` holds, which give the ministries ``p`` has a marker in (R43)
+    and the officials ``p`` may transfer (R62).  Plain loops over the state's lists, no exception
+    for control flow: both the interpreter and the optional mypyc build run them fast.
     """
     n, hands, resolved, tile, owner, secured = (
         state.n,
@@ -117,26 +120,27 @@ def box_actions(state: State, p: int) -> list[Action]:
     )
     coins = cards.coins(hands, p)
     afford = affordable(state, p)
-    hubu = 1 if has_marker(state, HUBU, p) else 0  # R43
+    mine = [i for i, o in enumerate(owner) if o == p]
+    held = {i // SPACES for i in mine}  # the ministries p has a marker in, any marker state (R43)
+    hubu = 1 if HUBU in held else 0  # R43
     out: list[Action] = []
     if afford[BRIBE]:
         # R65 asks for the influence table; built only once an official could be bribed at all
         allowed: list[bool] | tuple[bool, ...] | None = None if any(state.given[p::n]) else ALL_ALLOWED
         limit = coins + hubu
-        for m, spaces in enumerate(SPACES_OF):
-            if resolved[m]:
-                continue
-            for i in spaces:
-                t = tile[i]
-                if 0 < t <= limit:
-                    o = owner[i]
-                    if o < 0:
-                        if allowed is None:
-                            allowed = bribe_allowed(state, p, influence_table(state))
-                        if allowed[m]:  # R40, R65
-                            out.append(_BRIBE[i])
-                    elif o == p and not secured[i]:  # R41
-                        out.append(_SECURE[i])
+        for i, t in enumerate(tile):
+            if 0 < t <= limit:
+                m = i // SPACES
+                if resolved[m]:
+                    continue
+                o = owner[i]
+                if o < 0:
+                    if allowed is None:
+                        allowed = bribe_allowed(state, p, influence_table(state))
+                    if allowed[m]:  # R40, R65
+                        out.append(_BRIBE[i])
+                elif o == p and not secured[i]:  # R41
+                    out.append(_SECURE[i])
     if state.round > 1:  # R44, R45: not in round 1
         if coins >= NOMINATE_COST and afford[NOMINATE] and p not in state.students:
             for s, o in enumerate(state.students):
@@ -145,7 +149,7 @@ def box_actions(state: State, p: int) -> list[Action]:
         if coins >= FORCE_COST and afford[FORCE]:
             out.append(_FORCE)
     if afford[JUNKS]:
-        gongbu = 1 if has_marker(state, GONGBU, p) else 0
+        gongbu = 1 if GONGBU in held else 0
         for count in range(1, min(MAX_JUNKS_PER_BUY, state.supply) + 1):  # R46, R48
             if JUNK_PRICE[count][gongbu] > coins:
                 break
@@ -158,7 +162,7 @@ def box_actions(state: State, p: int) -> list[Action]:
                     break
                 out.append({"type": "start_voyage", "count": count})
     if afford[ARMY]:
-        licences_needed = RECRUIT_LICENCES[1 if has_marker(state, BINGBU, p) else 0]
+        licences_needed = RECRUIT_LICENCES[1 if BINGBU in held else 0]
         if state.stock[p] and cards.licences(hands, p) >= licences_needed:  # R49
             out.append(_RECRUIT)
         if state.colonies[p]:  # R50
@@ -181,16 +185,11 @@ def box_actions(state: State, p: int) -> list[Action]:
                 for r in range(n):
                     if r != p and given[r * n + p] <= v:
                         out.append(gift_to[r])
-    if p in owner:  # R62: costs no cube; R62a: each official once per round
+    if mine:  # R62: costs no cube; R62a: each official once per round
         transferred, to_others = state.transferred, _transfers(n, p)
-        i = -1
-        try:
-            while True:
-                i = owner.index(p, i + 1)
-                if not resolved[i // SPACES] and not transferred >> i & 1:
-                    out += to_others[i]
-        except ValueError:
-            pass
+        for i in mine:
+            if not resolved[i // SPACES] and not transferred >> i & 1:
+                out += to_others[i]
     if state.advanced and afford[PETITION]:  # R56
         unresolved = [m for m in range(len(MINISTRIES)) if not resolved[m]]
         for v in GIFT_VALUES:
@@ -209,25 +208,25 @@ def box_actions(state: State, p: int) -> list[Action]:
 # -- prebuilt action objects of box_actions ---------------------------------------------------------
 
 #: The Bribe Official and Secure Official action of each official space (index as ``state.tile``).
-_BRIBE = tuple(
+_BRIBE: Final = tuple(
     {"type": "bribe_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
     for i in range(len(MINISTRIES) * SPACES)
 )
-_SECURE = tuple(
+_SECURE: Final = tuple(
     {"type": "secure_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
     for i in range(len(MINISTRIES) * SPACES)
 )
-_NOMINATE = tuple({"type": "nominate_student", "student": name} for name in exam.STUDENTS)
-_FORCE: Action = {"type": "force_examination"}
-_BUY_JUNKS = tuple({"type": "buy_junks", "count": count} for count in range(MAX_JUNKS_PER_BUY + 1))
-_RECRUIT: Action = {"type": "recruit_army"}
-_BUY_GIFT = {v: {"type": "buy_gift", "value": v} for v in GIFT_VALUES}
-_TAX: Action = {"type": "tax_income"}
-_NO_ACTION: Action = {"type": "no_action"}
+_NOMINATE: Final = tuple({"type": "nominate_student", "student": name} for name in exam.STUDENTS)
+_FORCE: Final[Action] = {"type": "force_examination"}
+_BUY_JUNKS: Final = tuple({"type": "buy_junks", "count": count} for count in range(MAX_JUNKS_PER_BUY + 1))
+_RECRUIT: Final[Action] = {"type": "recruit_army"}
+_BUY_GIFT: Final = {v: {"type": "buy_gift", "value": v} for v in GIFT_VALUES}
+_TAX: Final[Action] = {"type": "tax_income"}
+_NO_ACTION: Final[Action] = {"type": "no_action"}
 
 
 #: ``_GIVE_GIFT[value][recipient]``.
-_GIVE_GIFT = {
+_GIVE_GIFT: Final = {
     v: tuple({"type": "give_gift", "value": v, "recipient": r} for r in range(MAX_PLAYERS))
     for v in GIFT_VALUES
 }
@@ -336,7 +335,7 @@ _PETITION_TARGETS = {
     "petition_redeploy_army": _redeploy_army,
     "petition_replace_influence": _replace_influence,
 }
-_PETITIONS = {v: _PETITION_TARGETS[kind] for v, kind in PETITION_TYPES.items()}
+_PETITIONS: Final = {v: _PETITION_TARGETS[kind] for v, kind in PETITION_TYPES.items()}
 
 
 # -- reward cards (R69-R75) -------------------------------------------------------------------------
@@ -449,7 +448,7 @@ def _keep(state: State, p: int) -> list[Action]:
     return [{"type": "keep_cards", "c1": x, "c2": y, "c3": z} for x, y, z in cards.keep_sets(state.hands, p)]
 
 
-GENERATORS = {
+GENERATORS: Final = {
     CHOOSE_CM: _choose_cm,
     ACTION: _turn,
     EXTRA: box_actions,

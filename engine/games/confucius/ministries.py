@@ -9,15 +9,19 @@ never change, which is R91 step 8 for free.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.core import Action, Event, event
 
 from .components import ANY_MINISTRY, MINISTRIES, MINISTRY_INDEX, SPACES
 from .gifts import cancel
 from .state import EMPTY, GIVE, State
 
-BINGBU, HUBU, GONGBU = (MINISTRY_INDEX[m] for m in ("bingbu", "hubu", "gongbu"))
-SPACES_OF = tuple(range(m * SPACES, (m + 1) * SPACES) for m in range(len(MINISTRIES)))
-_SLICES = tuple(slice(spaces.start, spaces.stop) for spaces in SPACES_OF)
+BINGBU: Final[int] = MINISTRY_INDEX["bingbu"]
+HUBU: Final[int] = MINISTRY_INDEX["hubu"]
+GONGBU: Final[int] = MINISTRY_INDEX["gongbu"]
+SPACES_OF: Final = tuple(range(m * SPACES, (m + 1) * SPACES) for m in range(len(MINISTRIES)))
+_SLICES: Final = tuple(slice(spaces.start, spaces.stop) for spaces in SPACES_OF)
 
 
 def influence_table(state: State) -> list[list[int]]:

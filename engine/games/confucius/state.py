@@ -9,22 +9,22 @@ distinguishes two cards of a kind, so nothing is lost.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from engine.core import Action, Rng
 
 # Phases: whose decision is pending and what it is about (R23; decision points of section 21).
-CHOOSE_CM = 0  # D1: previous Chief Minister names the new one
-ACTION = 1  # D2: a turn in the Actions Phase
-EXTRA = 2  # D10: the box action of an Extra Action card
-FAVOUR = 3  # D8: the Chief Minister's Imperial Favour
-PAY = 4  # D3: which Confucius cards pay the price of the action in ctx
-LAND = 5  # D4: the Distant Land of a completed voyage
-TUTOR = 6  # D5: tutoring a student
-PLACE = 7  # D6: where the exam winner puts the candidate
-GIVE = 8  # D7: receiver of the weakest participant's influence
-KEEP = 9  # D9: which 4 Confucius cards to keep
-OVER = 10
+CHOOSE_CM: Final = 0  # D1: previous Chief Minister names the new one
+ACTION: Final = 1  # D2: a turn in the Actions Phase
+EXTRA: Final = 2  # D10: the box action of an Extra Action card
+FAVOUR: Final = 3  # D8: the Chief Minister's Imperial Favour
+PAY: Final = 4  # D3: which Confucius cards pay the price of the action in ctx
+LAND: Final = 5  # D4: the Distant Land of a completed voyage
+TUTOR: Final = 6  # D5: tutoring a student
+PLACE: Final = 7  # D6: where the exam winner puts the candidate
+GIVE: Final = 8  # D7: receiver of the weakest participant's influence
+KEEP: Final = 9  # D9: which 4 Confucius cards to keep
+OVER: Final = 10
 
 PHASE_NAMES = (
     "choose_chief_minister",
@@ -44,15 +44,21 @@ PHASE_NAMES = (
 PHASE_RULES = ("R26", "R29", "R72", "R77", "R37", "R47", "R83", "R88", "R91", "R98", "R100")
 
 # Gift states (R53).
-NOT_AVAILABLE, AVAILABLE, ACTIVE, REMOVED = 0, 1, 2, 3
+NOT_AVAILABLE: Final = 0
+AVAILABLE: Final = 1
+ACTIVE: Final = 2
+REMOVED: Final = 3
 GIFT_STATE_NAMES = ("not_available", "available", "active", "removed")
 
 # Foreign land tile states (R93-R96).
-OPEN, CONQUERED, FAILED = 0, 1, 2
+OPEN: Final = 0
+CONQUERED: Final = 1
+FAILED: Final = 2
 LAND_STATE_NAMES = ("unresolved", "success", "failed")
 
 # Tile values on an official space: EMPTY, CANDIDATE, or the official's bribe cost (2..7).
-EMPTY, CANDIDATE = -1, 0
+EMPTY: Final = -1
+CANDIDATE: Final = 0
 
 _LISTS = (
     "tile",

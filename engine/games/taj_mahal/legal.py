@@ -29,11 +29,14 @@ def legal_actions(s: State) -> list[Action]:
     return []
 
 
+def _plays_of(card: str) -> ActionTable[str]:
+    """The play actions of ``card``, by extra (a named function: mypyc compiles no nested lambdas)."""
+    return ActionTable(lambda extra: {"type": "play", "card": card, "extra": extra})
+
+
 #: Prebuilt action objects (engine.core.ActionTable), by card or city id: a turn lists every coloured
 #: card with every extra, dozens of plays, at most decisions of the game.  ``_PLAY[card][extra]``.
-_PLAY: ActionTable[str] = ActionTable(
-    lambda card: ActionTable(lambda extra: {"type": "play", "card": card, "extra": extra})
-)
+_PLAY: ActionTable[str] = ActionTable(_plays_of)
 _WITHDRAW: Action = {"type": "withdraw"}
 _PALACE: ActionTable[str] = ActionTable(lambda city: {"type": "palace", "city": city})
 _CROWN: ActionTable[str] = ActionTable(lambda city: {"type": "crown", "city": city})
