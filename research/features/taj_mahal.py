@@ -109,6 +109,7 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
         SPEC.encode(taj_view(s, seat), seat, out)
         return
     block, relative, kept = seating
+    board = _KEPT.board
     m: Any = out.data  # a memoryview: item assignment without numpy's per-call cost
     # players, to_move (None once over), decision (view "pending")
     m[_O_PLAYERS + n - 3] = 1.0
@@ -122,22 +123,23 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
         elif phase == TAKE:
             m[_O_DECISION + _DECISION_TAKE] = 1.0
     # Reading the board means scanning the 12 tiles and 49 cities, yet it changes only when a seat
-    # withdraws or a visit ends.  So per player count and seat, ``kept`` (``_Kept``) holds the rendered
-    # blocks (province_order, palaces, bonus tiles, discard pile) and a copy of the lists each renders;
+    # withdraws or a visit ends.  So ``board`` (``_Board``) holds the rendered blocks that read the same
+    # from every seat (province_order, bonus tiles, discard pile), and per player count and seat
+    # ``kept`` (``_Kept``) the one that names seats (palaces), each with a copy of the lists it renders;
     # where a list now differs, only the entries that differ (found by a comparison in C) are rendered
     # anew.  A block so always equals a fresh reading of the state: the vector stays exact, whatever
-    # game or order the states come in (a state of another game only costs a bigger patch).  Kept per
-    # thread (``_KEPT``), so environments stepped in threads never patch each other's blocks.
+    # game, seat or order the states come in (a state of another game only costs a bigger patch).
+    # Kept per thread (``_KEPT``), so environments stepped in threads never patch each other's blocks.
     tiles = s.tile_province
-    if kept.tiles != tiles:
-        kept.renew_order(tiles)
+    if board.tiles != tiles:
+        board.renew_order(tiles)
     visit = s.visit
     if visit > 0:
         m[_O_ROUND] = visit / 12 if visit < 12 else 1.0
     m[_O_START + block[s.start]] = 1.0
     # current_province: ``province_ids[tile_province[visit]]`` (index -1 names the last province)
     m[_O_PROVINCE + tiles[visit] % _N_PROVINCES] = 1.0
-    m[_O_ORDER : _O_ORDER + _N_PROVINCES] = kept.order
+    m[_O_ORDER : _O_ORDER + _N_PROVINCES] = board.order
     # court (symbols whose prize is there), supply / 5, specials beside the board
     for i, here in enumerate(s.court):
         if here:
@@ -149,9 +151,9 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
         m[_O_BESIDE + _SPECIAL_POS[c]] = 1.0
     # board_bonus_tiles: per city, the kind of the tile there (one-hot) and its points / 4
     bonus = s.bonus_on
-    was = kept.bonus_on
+    was = board.bonus_on
     if was != bonus:
-        km = kept.bonus
+        km = board.bonus
         for c in compress(_CITY_NUMBERS, map(ne, was, bonus)):
             o = c * _BONUS_WIDTH
             b = was[c]
@@ -165,7 +167,7 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
                 if points:
                     km[o + 3] = points
         was[:] = bonus
-    m[_O_BOARD_BONUS:] = kept.bonus
+    m[_O_BOARD_BONUS:] = board.bonus
     # palaces: per city, the block of its regular owner, then of its crowned owner
     for now, was, o in ((s.regular, kept.regular, 0), (s.crowned, kept.crowned, MAX_PLAYERS)):
         if was != now:
@@ -192,16 +194,16 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
     # the discard pile only grows (R46) until a reshuffle empties it (R49): its block is kept like the
     # palaces, extended by the cards added since, rendered anew when it is not an extension
     discard = s.discard
-    if kept.discard != discard:
-        km = kept.pile
-        k = len(kept.discard)
-        if discard[:k] != kept.discard:
+    if board.discard != discard:
+        km = board.pile
+        k = len(board.discard)
+        if discard[:k] != board.discard:
             km[:] = _NO_CARDS
             k = 0
         for c in discard[k:]:
             km[c] = 1.0
-        kept.discard = discard[:]
-    m[_O_DISCARD:_O_DECK] = kept.pile
+        board.discard = discard[:]
+    m[_O_DISCARD:_O_DECK] = board.pile
     k = len(s.deck)
     if k:
         m[_O_DECK] = k / 100 if k < 100 else 1.0
@@ -212,11 +214,12 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
     _write_players(m, players, relative)
 
 
-class _Kept:
-    """What ``_write`` keeps of one game's board for one seat: blocks as float32 memoryviews (copied
-    into the vector with one memcpy each) and the lists they render."""
+class _Board:
+    """What ``_write`` keeps of one game's board for every seat of a thread: the blocks that read the
+    same from any seat, as float32 memoryviews (copied into the vector with one memcpy each), and the
+    lists they render."""
 
-    __slots__ = ("bonus", "bonus_on", "crowned", "discard", "order", "palaces", "pile", "regular", "tiles")
+    __slots__ = ("bonus", "bonus_on", "discard", "order", "pile", "tiles")
 
     def __init__(self) -> None:
         # The blocks start as the rendering of an empty board, the lists as an empty board.
@@ -224,9 +227,6 @@ class _Kept:
         self.order: Any = np.zeros(_N_PROVINCES, np.float32).data
         self.bonus_on = [-1] * len(CITIES)
         self.bonus: Any = np.zeros(len(CITIES) * _BONUS_WIDTH, np.float32).data  # a float memoryview
-        self.regular = [-1] * len(CITIES)
-        self.crowned = [-1] * len(CITIES)
-        self.palaces: Any = np.zeros(len(CITIES) * 2 * MAX_PLAYERS, np.float32).data
         self.discard: list[int] = []
         self.pile: Any = np.zeros(len(CARDS), np.float32).data
 
@@ -239,6 +239,18 @@ class _Kept:
                 order[pr] = t / 12 if t < 12 else 1.0
         self.order = order.data
         self.tiles = tiles[:]
+
+
+class _Kept:
+    """What ``_write`` keeps for one seat of one player count: the palaces block (it names the owners'
+    relative seats) and the owner lists it renders."""
+
+    __slots__ = ("crowned", "palaces", "regular")
+
+    def __init__(self) -> None:
+        self.regular = [-1] * len(CITIES)
+        self.crowned = [-1] * len(CITIES)
+        self.palaces: Any = np.zeros(len(CITIES) * 2 * MAX_PLAYERS, np.float32).data
 
 
 def _write_players(m: Any, players: list[Any], relative: tuple[int, ...]) -> None:
@@ -539,11 +551,12 @@ _PLAYER_OFFSETS = tuple(
 
 
 class _PerThread(threading.local):
-    """Each thread's board blocks: ``seating[(players, seat)]`` is the block of each seat, the seat of
-    each block, and the board kept for that seat (``_write``)."""
+    """Each thread's board blocks (``_write``): ``seating[(players, seat)]`` is the block of each seat,
+    the seat of each block, and the palaces kept for that seat; ``board`` the blocks every seat shares."""
 
     def __init__(self) -> None:
         self.seating = {key: (_BLOCK[key], relative, _Kept()) for key, relative in _RELATIVE.items()}
+        self.board = _Board()
 
 
 _KEPT = _PerThread()
