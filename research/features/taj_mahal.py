@@ -450,7 +450,8 @@ def _per(v: View, s: Seats, read: Any) -> list[float]:
 # A learner reads a vector every step, and the view (every card as a JSON object) costs dozens of
 # engine steps; the writer reads the state's int fields instead.  It writes through a memoryview of
 # ``out`` (an item costs a third of numpy's item assignment, a slice is a memcpy), only the non-zero
-# entries (the caller hands it a zeroed vector) or whole blocks kept from earlier calls (``_Kept``).
+# entries (the caller hands it a zeroed vector) or whole blocks kept from earlier calls (``_Board``,
+# ``_Kept``).
 # Every value is computed with the same float arithmetic as the view's feature (``v / cap`` on an int
 # equals ``float(v) / cap``), so the float32 entries agree.
 
