@@ -110,39 +110,77 @@ def placements(st: State) -> list[Action]:
 
     A piece is allowed where its province mask meets ``t_common`` (R30) and misses ``t_blocked``
     (R31); its payment must fit in the cards the turn has left (R26).  Spaces are visited grouped by
-    the colour that pays for them, so colours the hand cannot pay for cost nothing.
+    the colour that pays for them, so colours the hand cannot pay for cost nothing, and only those
+    the two masks allow (:func:`_open_to`), in the order of the full lists.
     """
     seat = st.seat
     hand = tuple(st.hands[seat])
     budget = MAX_CARDS - st.t_cards
-    common, blocked = st.t_common, st.t_blocked
     houses_left, emissaries_left = st.supply[seat]
     pays = payments_by_colour(hand, budget)
+    key = (st.t_common, st.t_blocked)
+    found = _OPEN.get(key)
+    plain, border, seals = _open_to(key) if found is None else found
     out: list[Action] = []
     add = out.append  # plain loops: a comprehension per space costs more than its dicts (CPython 3.11)
     if houses_left:  # R32, R39
         owner = st.owner
-        for colour, spaces in enumerate(_PLAIN_SPACES_BY_COLOUR):
+        for colour, spaces in enumerate(plain):
             opts = pays[colour]
             if opts:
-                for s, house, mask in spaces:
-                    if owner[s] == FREE and mask & common and not mask & blocked:
+                for s, house in spaces:
+                    if owner[s] == FREE:
                         for pay in opts:
                             add(house[pay])
         if budget >= 2:
-            for s, house, mask, a, b in _BORDER_SPACES:
-                if owner[s] == FREE and mask & common and not mask & blocked:
+            for s, house, a, b in border:
+                if owner[s] == FREE:
                     for pay in border_payments(hand, a, b, budget):
                         add(house[pay])
     if emissaries_left:  # R33, R34, R39
-        houses, seals = st.houses, st.seals
-        for p, emissary, bit, colour in _SEALS:
+        houses, seals_on = st.houses, st.seals
+        for p, emissary, colour in seals:
             opts = pays[colour]
             # State.seal_limit inlined: this loop runs at every decision
-            if opts and bit & common and not bit & blocked and sum(seals[p]) < max(houses[p]):
+            if opts and sum(seals_on[p]) < max(houses[p]):
                 for pay in opts:
                     add(emissary[pay])
     return out
+
+
+#: The spaces and seals the turn's masks allow: per colour, its plain spaces (space, house actions);
+#: the border spaces (space, house actions, the colour of each province); the seals (province,
+#: emissary actions, colour).
+_Open = tuple[
+    tuple[tuple[tuple[int, ActionTable[str]], ...], ...],
+    tuple[tuple[int, ActionTable[str], int, int], ...],
+    tuple[tuple[int, ActionTable[str], int], ...],
+]
+#: ``(t_common, t_blocked)`` -> :data:`_Open`.  A turn's masks take few values (all provinces, then
+#: those of the pieces placed), so the filter runs once per pair, not for every space at every
+#: decision; bounded, as a determinized state may bring any pair.
+_OPEN: dict[tuple[int, int], _Open] = {}
+_OPEN_LIMIT = 4096
+
+
+def _open_to(key: tuple[int, int]) -> _Open:
+    """The spaces and seals allowed where the piece's province mask meets ``common`` (R30) and misses
+    ``blocked`` (R31), cached in :data:`_OPEN`."""
+    common, blocked = key
+    plain = tuple(
+        tuple((s, house) for s, house, mask in spaces if mask & common and not mask & blocked)
+        for spaces in _PLAIN_SPACES_BY_COLOUR
+    )
+    border = tuple(
+        (s, house, a, b) for s, house, mask, a, b in _BORDER_SPACES if mask & common and not mask & blocked
+    )
+    seals = tuple(
+        (p, emissary, colour) for p, emissary, bit, colour in _SEALS if bit & common and not bit & blocked
+    )
+    if len(_OPEN) >= _OPEN_LIMIT:
+        _OPEN.clear()
+    found = _OPEN[key] = (plain, border, seals)
+    return found
 
 
 def second_piece_conceivable(st: State) -> bool:
@@ -157,14 +195,28 @@ def second_piece_conceivable(st: State) -> bool:
     if st.t_pieces >= MAX_PIECES or budget < 1 or not allowed:
         return False
     houses_left, emissaries_left = st.supply[seat]
-    if houses_left and any(
-        st.owner[s] == FREE and SPACE_MASK[s] & allowed and (budget >= 2 or not IS_BORDER[s])
-        for s in range(len(SPACES))
-    ):
+    found = _MEETING.get(allowed)
+    spaces, provinces = _meeting(allowed) if found is None else found
+    owner = st.owner
+    if houses_left and any(owner[s] == FREE and (budget >= 2 or not border) for s, border in spaces):
         return True
-    return bool(emissaries_left) and any(
-        bit & allowed and sum(st.seals[p]) < max(st.houses[p]) for p, _, bit, _ in _SEALS
-    )
+    return bool(emissaries_left) and any(sum(st.seals[p]) < max(st.houses[p]) for p in provinces)
+
+
+#: A mask of provinces -> the spaces that touch one of them (space, whether on a border), and the
+#: provinces themselves, as :func:`second_piece_conceivable` reads them (cached, like :data:`_OPEN`).
+_MEETING: dict[int, tuple[tuple[tuple[int, bool], ...], tuple[int, ...]]] = {}
+
+
+def _meeting(allowed: int) -> tuple[tuple[tuple[int, bool], ...], tuple[int, ...]]:
+    """The spaces and provinces of ``allowed`` (R30, R31 read from public facts), cached in
+    :data:`_MEETING`."""
+    spaces = tuple((s, IS_BORDER[s]) for s in range(len(SPACES)) if SPACE_MASK[s] & allowed)
+    provinces = tuple(p for p in _PROVINCE_RANGE if allowed >> p & 1)
+    if len(_MEETING) >= _OPEN_LIMIT:
+        _MEETING.clear()
+    found = _MEETING[allowed] = (spaces, provinces)
+    return found
 
 
 def _fortifications(st: State) -> list[Action]:
