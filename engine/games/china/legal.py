@@ -10,6 +10,7 @@ the second piece are enumerated by the same code.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from engine.core import Action, ActionTable
 
@@ -118,9 +119,7 @@ def placements(st: State) -> list[Action]:
     budget = MAX_CARDS - st.t_cards
     houses_left, emissaries_left = st.supply[seat]
     pays = payments_by_colour(hand, budget)
-    key = (st.t_common, st.t_blocked)
-    found = _OPEN.get(key)
-    plain, border, seals = _open_to(key) if found is None else found
+    plain, border, seals = _open_to(st.t_common, st.t_blocked)
     out: list[Action] = []
     add = out.append  # plain loops: a comprehension per space costs more than its dicts (CPython 3.11)
     if houses_left:  # R32, R39
@@ -156,17 +155,15 @@ _Open = tuple[
     tuple[tuple[int, ActionTable[str], int, int], ...],
     tuple[tuple[int, ActionTable[str], int], ...],
 ]
-#: ``(t_common, t_blocked)`` -> :data:`_Open`.  A turn's masks take few values (all provinces, then
-#: those of the pieces placed), so the filter runs once per pair, not for every space at every
-#: decision; bounded, as a determinized state may bring any pair.
-_OPEN: dict[tuple[int, int], _Open] = {}
-_OPEN_LIMIT = 4096
+#: Pairs of masks the two caches below keep (a determinized state may bring any pair).
+_MASKS_KEPT = 4096
 
 
-def _open_to(key: tuple[int, int]) -> _Open:
+@lru_cache(maxsize=_MASKS_KEPT)
+def _open_to(common: int, blocked: int) -> _Open:
     """The spaces and seals allowed where the piece's province mask meets ``common`` (R30) and misses
-    ``blocked`` (R31), cached in :data:`_OPEN`."""
-    common, blocked = key
+    ``blocked`` (R31).  A turn's masks take few values (all provinces, then those of the pieces
+    placed), so the filter runs once per pair, not for every space at every decision."""
     plain = tuple(
         tuple((s, house) for s, house, mask in spaces if mask & common and not mask & blocked)
         for spaces in _PLAIN_SPACES_BY_COLOUR
@@ -177,10 +174,7 @@ def _open_to(key: tuple[int, int]) -> _Open:
     seals = tuple(
         (p, emissary, colour) for p, emissary, bit, colour in _SEALS if bit & common and not bit & blocked
     )
-    if len(_OPEN) >= _OPEN_LIMIT:
-        _OPEN.clear()
-    found = _OPEN[key] = (plain, border, seals)
-    return found
+    return plain, border, seals
 
 
 def second_piece_conceivable(st: State) -> bool:
@@ -195,28 +189,20 @@ def second_piece_conceivable(st: State) -> bool:
     if st.t_pieces >= MAX_PIECES or budget < 1 or not allowed:
         return False
     houses_left, emissaries_left = st.supply[seat]
-    found = _MEETING.get(allowed)
-    spaces, provinces = _meeting(allowed) if found is None else found
+    spaces, provinces = _meeting(allowed)
     owner = st.owner
     if houses_left and any(owner[s] == FREE and (budget >= 2 or not border) for s, border in spaces):
         return True
     return bool(emissaries_left) and any(sum(st.seals[p]) < max(st.houses[p]) for p in provinces)
 
 
-#: A mask of provinces -> the spaces that touch one of them (space, whether on a border), and the
-#: provinces themselves, as :func:`second_piece_conceivable` reads them (cached, like :data:`_OPEN`).
-_MEETING: dict[int, tuple[tuple[tuple[int, bool], ...], tuple[int, ...]]] = {}
-
-
+@lru_cache(maxsize=_MASKS_KEPT)
 def _meeting(allowed: int) -> tuple[tuple[tuple[int, bool], ...], tuple[int, ...]]:
-    """The spaces and provinces of ``allowed`` (R30, R31 read from public facts), cached in
-    :data:`_MEETING`."""
+    """The spaces that touch a province of ``allowed`` (space, whether on a border) and those
+    provinces, as :func:`second_piece_conceivable` reads them (R30, R31 from public facts)."""
     spaces = tuple((s, IS_BORDER[s]) for s in range(len(SPACES)) if SPACE_MASK[s] & allowed)
     provinces = tuple(p for p in _PROVINCE_RANGE if allowed >> p & 1)
-    if len(_MEETING) >= _OPEN_LIMIT:
-        _MEETING.clear()
-    found = _MEETING[allowed] = (spaces, provinces)
-    return found
+    return spaces, provinces
 
 
 def _fortifications(st: State) -> list[Action]:
