@@ -9,8 +9,8 @@ bonus tile still lying there.
 
 from __future__ import annotations
 
-import struct
 import threading
+from array import array
 from itertools import compress
 from operator import ne
 from typing import Any
@@ -23,6 +23,7 @@ from engine.games.taj_mahal.view import view as taj_view
 from research.features.spec import (
     Feature,
     FeatureSpec,
+    Scaled,
     Seats,
     View,
     counts,
@@ -124,14 +125,15 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
             m[_O_DECISION + _DECISION_TAKE] = 1.0
     # Reading the board means scanning the 12 tiles and 49 cities, yet it changes only when a seat
     # withdraws or a visit ends.  So ``board`` (``_Board``) holds the rendered blocks that read the same
-    # from every seat (province_order, bonus tiles, discard pile), and per player count and seat
-    # ``kept`` (``_Kept``) the one that names seats (palaces), each with a copy of the lists it renders;
-    # where a list now differs, only the entries that differ (found by a comparison in C) are rendered
-    # anew.  A block so always equals a fresh reading of the state: the vector stays exact, whatever
+    # from every seat (province_order, bonus tiles, discard pile, court, supply, and each seat's blocks
+    # that name no seat: see ``_write_players``), and per player count and seat ``kept`` (``_Kept``)
+    # the one that names seats (palaces), each with a copy of the lists it renders; where a list now
+    # differs, it is rendered anew (the long ones only where they differ, found by a comparison in C).
+    # A block so always equals a fresh reading of the state: the vector stays exact, whatever
     # game, seat or order the states come in (a state of another game only costs a bigger patch).
     # Kept per thread (``_KEPT``), so environments stepped in threads never patch each other's blocks.
     tiles = s.tile_province
-    if board.tiles != tiles:
+    if board.tile_province != tiles:
         board.renew_order(tiles)
     visit = s.visit
     if visit > 0:
@@ -141,12 +143,14 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
     m[_O_PROVINCE + tiles[visit] % _N_PROVINCES] = 1.0
     m[_O_ORDER : _O_ORDER + _N_PROVINCES] = board.order
     # court (symbols whose prize is there), supply / 5, specials beside the board
-    for i, here in enumerate(s.court):
-        if here:
-            m[_O_COURT + i] = 1.0
-    for i, k in enumerate(s.supply):
-        if k > 0:
-            m[_O_SUPPLY + i] = k / 5 if k < 5 else 1.0
+    if board.court != s.court:
+        board.court = s.court[:]
+        board.court_block = _scaled(_ONE, s.court)
+    m[_COURT] = board.court_block
+    if board.supply != s.supply:
+        board.supply = s.supply[:]
+        board.supply_block = _scaled(_FIFTHS, s.supply)
+    m[_SUPPLY] = board.supply_block
     for c in s.unowned_specials:
         m[_O_BESIDE + _SPECIAL_POS[c]] = 1.0
     # board_bonus_tiles: per city, the kind of the tile there (one-hot) and its points / 4
@@ -169,17 +173,10 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
         was[:] = bonus
     m[_O_BOARD_BONUS:] = board.bonus
     # palaces: per city, the block of its regular owner, then of its crowned owner
-    for now, was, o in ((s.regular, kept.regular, 0), (s.crowned, kept.crowned, MAX_PLAYERS)):
-        if was != now:
-            km = kept.palaces
-            for c in compress(_CITY_NUMBERS, map(ne, was, now)):
-                r = was[c]
-                if r >= 0:  # the owner it rendered there: back to 0
-                    km[c * 2 * MAX_PLAYERS + o + block[r]] = 0.0
-                r = now[c]
-                if r >= 0:
-                    km[c * 2 * MAX_PLAYERS + o + block[r]] = 1.0
-            was[:] = now
+    if kept.regular != s.regular:
+        _patch_palaces(kept.palaces, kept.regular, s.regular, 0, block)
+    if kept.crowned != s.crowned:
+        _patch_palaces(kept.palaces, kept.crowned, s.crowned, MAX_PLAYERS, block)
     m[_O_PALACES:_O_CROWNED] = kept.palaces
     # crowned_palace_owner: the crowned palace of the current province's city, if placed
     city = s.crown_city
@@ -211,24 +208,63 @@ def _write(state: Any, seat: int, out: np.ndarray) -> None:
     o = _O_HAND
     for c in players[seat].hand:  # my own hand only, even once all hands are shown (R66)
         m[o + c] = 1.0
-    _write_players(m, players, relative)
+    _write_players(m, players, relative, board)
+
+
+def _patch_palaces(km: Any, was: list[int], now: list[int], o: int, block: tuple[int, ...]) -> None:
+    """The palaces block's entries of the cities whose owner in ``now`` differs from ``was`` (the
+    list it renders), and ``was`` made equal to ``now``."""
+    for c in compress(_CITY_NUMBERS, map(ne, was, now)):
+        r = was[c]
+        if r >= 0:  # the owner it rendered there: back to 0
+            km[c * 2 * MAX_PLAYERS + o + block[r]] = 0.0
+        r = now[c]
+        if r >= 0:
+            km[c * 2 * MAX_PLAYERS + o + block[r]] = 1.0
+    was[:] = now
 
 
 class _Board:
     """What ``_write`` keeps of one game's board for every seat of a thread: the blocks that read the
-    same from any seat, as float32 memoryviews (copied into the vector with one memcpy each), and the
-    lists they render."""
+    same from any seat, as float32 memoryviews or arrays (copied into the vector with one memcpy
+    each), and the lists they render.  The seats' own blocks that name no seat (their card tallies,
+    tiles, goods) are kept here too, per absolute seat."""
 
-    __slots__ = ("bonus", "bonus_on", "discard", "order", "pile", "tiles")
+    __slots__ = (
+        "bonus",
+        "bonus_on",
+        "counts",
+        "court",
+        "court_block",
+        "discard",
+        "goods",
+        "known",
+        "order",
+        "pile",
+        "supply",
+        "supply_block",
+        "table",
+        "tile_province",
+        "tiles",
+    )
 
     def __init__(self) -> None:
         # The blocks start as the rendering of an empty board, the lists as an empty board.
-        self.tiles: list[int] = []
+        self.tile_province: list[int] = []
         self.order: Any = np.zeros(_N_PROVINCES, np.float32).data
         self.bonus_on = [-1] * len(CITIES)
         self.bonus: Any = np.zeros(len(CITIES) * _BONUS_WIDTH, np.float32).data  # a float memoryview
         self.discard: list[int] = []
         self.pile: Any = np.zeros(len(CARDS), np.float32).data
+        self.court: list[bool] = []  # matches no state's court or supply: the first call renders them
+        self.court_block = array("f")
+        self.supply: list[int] = []
+        self.supply_block = array("f")
+        self.known = _SeatLists()
+        self.table = _SeatLists()
+        self.counts = _SeatLists()
+        self.tiles = _SeatLists()
+        self.goods = _SeatLists()
 
     def renew_order(self, tiles: list[int]) -> None:
         """province_order of a tile layout: the view's dict keeps the last tile number given to a
@@ -238,7 +274,20 @@ class _Board:
             if pr >= 0:
                 order[pr] = t / 12 if t < 12 else 1.0
         self.order = order.data
-        self.tiles = tiles[:]
+        self.tile_province = tiles[:]
+
+
+class _SeatLists:
+    """One per-seat list of every absolute seat, as last rendered (``lists``), and its block
+    (``blocks``, float32 arrays).  A list starts empty with no block: the first call with a non-empty
+    list renders it.  Kept per seat rather than in a cache by value: random play met a new card tally
+    0.6 times a step, each a miss of such a cache (3-5 µs a miss in the features loop)."""
+
+    __slots__ = ("blocks", "lists")
+
+    def __init__(self) -> None:
+        self.lists: list[list[int]] = [[] for _ in range(MAX_PLAYERS)]
+        self.blocks: list[array[float]] = [array("f")] * MAX_PLAYERS
 
 
 class _Kept:
@@ -253,10 +302,20 @@ class _Kept:
         self.palaces: Any = np.zeros(len(CITIES) * 2 * MAX_PLAYERS, np.float32).data
 
 
-def _write_players(m: Any, players: list[Any], relative: tuple[int, ...]) -> None:
+def _write_players(m: Any, players: list[Any], relative: tuple[int, ...], board: _Board) -> None:
     """The per-seat slices, block by relative block (one call for all seats: a call costs as much as
-    several writes)."""
-    for a, o in zip(relative, _PLAYER_OFFSETS, strict=False):  # o: its block's slice offsets
+    several writes).
+
+    The blocks that name no seat (hand_public and table: colour and symbol counts; symbol counts,
+    influence tiles, goods) read the same from any seat, so ``board`` keeps them per absolute seat with
+    the lists they render, like the palaces: a list equal to the one rendered (a comparison in C) costs
+    one copy of its block; only a seat's list that changed since the last call is rendered again."""
+    known_l, known_b = board.known.lists, board.known.blocks
+    table_l, table_b = board.table.lists, board.table.blocks
+    counts_l, counts_b = board.counts.lists, board.counts.blocks
+    tiles_l, tiles_b = board.tiles.lists, board.tiles.blocks
+    goods_l, goods_b = board.goods.lists, board.goods.blocks
+    for a, o in zip(relative, _PLAYER_OFFSETS, strict=False):  # o: where its slices go
         p = players[a]
         k = p.score
         if k > 0:
@@ -264,44 +323,39 @@ def _write_players(m: Any, players: list[Any], relative: tuple[int, ...]) -> Non
         k = len(p.hand) + len(p.specials)
         if k:
             m[o[1]] = k / 20 if k < 20 else 1.0
-        # hand_public, table: colour and symbol counts, summed as one packed int per card list (a
-        # plain loop: ``sum(map(...))`` costs twice as much on these short lists)
-        if p.known:
-            packed = 0
-            for c in p.known:
-                packed += _PACKED[c]
-            base = o[2]
-            m[base : base + _WIDTH_CS] = _TALLIES.get(packed) or _tally(packed)
-        if p.table:
-            packed = 0
-            for c in p.table:
-                packed += _PACKED[c]
-            base = o[3]
-            m[base : base + _WIDTH_CS] = _TALLIES.get(packed) or _tally(packed)
-        if any(p.counts):
-            base = o[5]
-            for k in p.counts:
-                if k > 0:
-                    m[base] = k / 10 if k < 10 else 1.0
-                base += 1
+        c = p.known  # an empty list renders as zeros: nothing to copy
+        if c:
+            if c != known_l[a]:
+                known_l[a] = c[:]
+                known_b[a] = _tally(c)
+            m[o[2]] = known_b[a]
+        c = p.table
+        if c:
+            if c != table_l[a]:
+                table_l[a] = c[:]
+                table_b[a] = _tally(c)
+            m[o[3]] = table_b[a]
+        c = p.counts
+        if c != counts_l[a]:
+            counts_l[a] = c[:]
+            counts_b[a] = _scaled(_TENTHS, c)
+        m[o[5]] = counts_b[a]
         if p.colour >= 0:
             m[o[6] + _COMMIT_POS[p.colour]] = 1.0
         if p.in_visit:
             m[o[7]] = 1.0
-        for c in p.specials:
-            m[o[4] + _SPECIAL_POS[c]] = 1.0
-        if any(p.tiles):
-            base = o[8]
-            for k in p.tiles:
-                if k > 0:
-                    m[base] = k / 3 if k < 3 else 1.0
-                base += 1
-        if any(p.goods):
-            base = o[9]
-            for k in p.goods:
-                if k > 0:
-                    m[base] = k / 5 if k < 5 else 1.0
-                base += 1
+        for k in p.specials:
+            m[o[4] + _SPECIAL_POS[k]] = 1.0
+        c = p.tiles
+        if c != tiles_l[a]:
+            tiles_l[a] = c[:]
+            tiles_b[a] = _scaled(_THIRDS, c)
+        m[o[8]] = tiles_b[a]
+        c = p.goods
+        if c != goods_l[a]:
+            goods_l[a] = c[:]
+            goods_b[a] = _scaled(_FIFTHS, c)
+        m[o[9]] = goods_b[a]
         k = len(p.province_tiles)
         if k:
             m[o[10]] = k / 12 if k < 12 else 1.0
@@ -310,20 +364,19 @@ def _write_players(m: Any, players: list[Any], relative: tuple[int, ...]) -> Non
             m[o[11]] = k / 16 if k < 16 else 1.0
 
 
-def _tally(packed: int) -> memoryview[float]:
-    """A hand_public / table block (``_cards_by``: colour counts, then symbol counts, / 10) from its
-    packed counts, cached: a seat's cards change one at a time, so the same sums recur.
+def _tally(cards: list[int]) -> array[float]:
+    """The hand_public / table block of a card list (``_cards_by``: colour counts, then symbol counts,
+    / 10): the cards' packed places summed (a plain loop: ``sum(map(...))`` costs twice as much on
+    these short lists), a byte per place."""
+    packed = 0
+    for c in cards:
+        packed += _PACKED[c]
+    return array("f", [_TENTH[k] for k in packed.to_bytes(_WIDTH_CS, "little")])
 
-    The block is a read-only float32 memoryview over bytes (immutable, so the module-level cache
-    shares nothing mutable), joined from per-count float32 bytes: about 40% cheaper than building a
-    numpy array, which matters because most misses are first sightings that no key or cache size
-    avoids (random play, 3 players: 0.53 misses per step at 4,096 entries, 0.47 at 8,192, 0.40 at
-    16,384; the packed counts are already the smallest key, as the block is a function of them)."""
-    if len(_TALLIES) >= _CACHE_SIZE:
-        _TALLIES.clear()
-    block = b"".join([_TENTH_F32[k] for k in packed.to_bytes(_WIDTH_CS, "little")])
-    found = _TALLIES[packed] = memoryview(block).cast("f")
-    return found
+
+def _scaled(scale: Scaled, counts: list[int]) -> array[float]:
+    """A block of counts scaled as ``counts(..., cap)`` scales them (``scale``: its cap's table)."""
+    return array("f", [scale[k] for k in counts])
 
 
 _SYMBOL_NAMES = ", ".join(CARD_COLOURS) + "; " + ", ".join(SYMBOLS)
@@ -473,8 +526,6 @@ _CARD_CS: tuple[tuple[int, ...], ...] = tuple(
 _PACKED: tuple[int, ...] = tuple(sum(1 << (8 * j) for j in places) for places in _CARD_CS)
 #: k -> ``min(k / 10, 1.0)``, a hand_public / table entry (a count never exceeds 2 symbols x every card).
 _TENTH = tuple(min(k / 10, 1.0) for k in range(2 * len(CARDS) + 1))
-#: k -> ``_TENTH[k]`` as the 4 bytes of a native float32 (a ``_tally`` block is 12 of them joined).
-_TENTH_F32 = tuple(struct.pack("f", x) for x in _TENTH)
 #: colour index -> its place in the commitment one-hot (``CARD_COLOURS[:4]``).
 _COMMIT_POS = tuple(CARD_COLOURS[:4].index(c) for c in COMP.colours)
 #: phase -> the ``decision`` one-hot place (TURN, TAKE; PLACE depends on ``to_place``; OVER: none).
@@ -531,24 +582,29 @@ _N_SYMBOLS = len(SYMBOLS)
 _N_INFLUENCE = len(INFLUENCE)
 _N_GOODS = len(GOODS)
 _N_PROVINCES = len(PROVINCES)
-#: relative block -> the offsets of its per-seat slices, in ``_write_players``' order.
+#: relative block -> where its per-seat slices go, in ``_write_players``' order: an offset for a single
+#: value, a slice for a block stored whole.
 _PLAYER_OFFSETS = tuple(
     (
         _O_SCORE + b,
         _O_HAND_SIZE + b,
-        _O_HAND_PUBLIC + b * _WIDTH_CS,
-        _O_TABLE + b * _WIDTH_CS,
+        slice(_O_HAND_PUBLIC + b * _WIDTH_CS, _O_HAND_PUBLIC + (b + 1) * _WIDTH_CS),
+        slice(_O_TABLE + b * _WIDTH_CS, _O_TABLE + (b + 1) * _WIDTH_CS),
         _O_SPECIALS + b * 4,
-        _O_COUNTS + b * _N_SYMBOLS,
+        slice(_O_COUNTS + b * _N_SYMBOLS, _O_COUNTS + (b + 1) * _N_SYMBOLS),
         _O_COMMIT + b * 4,
         _O_IN_VISIT + b,
-        _O_INFLUENCE + b * _N_INFLUENCE,
-        _O_GOODS + b * _N_GOODS,
+        slice(_O_INFLUENCE + b * _N_INFLUENCE, _O_INFLUENCE + (b + 1) * _N_INFLUENCE),
+        slice(_O_GOODS + b * _N_GOODS, _O_GOODS + (b + 1) * _N_GOODS),
         _O_PROVINCE_TILES + b,
         _O_BONUS_TILES + b,
     )
     for b in range(MAX_PLAYERS)
 )
+_COURT = slice(_O_COURT, _O_COURT + _N_SYMBOLS)
+_SUPPLY = slice(_O_SUPPLY, _O_SUPPLY + _N_INFLUENCE)
+# value -> ``counts``' entry for it (value / cap, clipped), per cap
+_ONE, _THIRDS, _FIFTHS, _TENTHS = Scaled(1), Scaled(3), Scaled(5), Scaled(10)
 
 
 class _PerThread(threading.local):
@@ -561,6 +617,3 @@ class _PerThread(threading.local):
 
 
 _KEPT = _PerThread()
-# The cache of ``_tally`` (by packed counts); emptied when full, so a long run keeps it bounded.
-_CACHE_SIZE = 4096
-_TALLIES: dict[int, memoryview[float]] = {}
