@@ -259,17 +259,22 @@ class SeatHistory:
         return self
 
     @staticmethod
-    def _root_seen(root: _Step, players: int) -> dict[int, Seen]:
-        """Every seat's history at the root: the initial views hashed (once)."""
-        if root.seen is None:
+    def _root_seen(root: _Step, seat: int, players: int) -> Seen:
+        """``seat``'s history at the root: its initial view hashed, once, when first read.  Per seat:
+        OpenSpiel's C++ side learns a tensor's shape from one seat of a fresh initial state (every
+        time it sizes a tensor), which so costs one view, not one per seat."""
+        seen = root.seen
+        if seen is None:
+            seen = root.seen = {}
+        found = seen.get(seat)
+        if found is None:
             assert root.initial is not None, "call ready() before the first move"
             game, state = root.initial
-            seats: list[int | None] = [*range(players), None]
-            root.seen = {
-                i: (chain(b"", canonical(game.view(state, s))), _empty_bag()) for i, s in enumerate(seats)
-            }
-            root.initial = None
-        return root.seen
+            view = game.view(state, None if seat == players else seat)
+            found = seen[seat] = (chain(b"", canonical(view)), _empty_bag())
+            if len(seen) > players:  # every seat and the public: the initial state has served
+                root.initial = None
+        return found
 
     def after(self, events: list[Event]) -> SeatHistory:
         """The histories once ``events`` (from one ``apply``) were shown to whoever may see them."""
@@ -282,9 +287,9 @@ class SeatHistory:
         while step is not None and (step.seen is None or seat not in step.seen):
             path.append(step)
             step = step.prev
-        if step is None:  # the root, whose initial views are not hashed yet
+        if step is None:  # the root, where this seat's initial view is not hashed yet
             step = path.pop()
-            digest, bag = self._root_seen(step, self.players)[seat]
+            digest, bag = self._root_seen(step, seat, self.players)
         else:
             digest, bag = step.seen[seat]  # type: ignore[index]  # the loop stopped at a filled ``seen``
         if not path:

@@ -10,6 +10,7 @@ import zlib
 from typing import Any
 
 import numpy as np
+import pyspiel
 import pytest
 
 from engine.core import event_visible
@@ -133,7 +134,17 @@ def test_a_move_does_no_observation_work_for_seats_nobody_reads():
     assert step.seen is None and step.initial is not None  # the initial views: a copy, not yet hashed
     state.information_state_tensor(2)
     assert set(state.box.history.step.seen or {}) == {2}  # reading seat 2 folds seat 2 only
-    assert step.seen is not None and step.initial is None  # hashed once read, the copy let go
+    assert set(step.seen or {}) == {2} and step.initial is not None  # its initial view only hashed
+    for seat in range(4):
+        state.information_state_tensor(seat)
+    assert set(step.seen or {}) == {0, 1, 2, 3} and step.initial is not None  # the public one is left
+    state.information_state_tensor(2)  # a seat read again folds nothing new
+    assert set(step.seen) == {0, 1, 2, 3}
+    public = game.make_py_observer(
+        pyspiel.IIGObservationType(perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE)
+    )
+    public.set_from(state, 0)
+    assert set(step.seen) == {0, 1, 2, 3, 4} and step.initial is None  # every history hashed: copy let go
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
