@@ -52,19 +52,29 @@ def free_port() -> int:
         return port
 
 
+#: Seconds a keep-alive connection may sit unused before :class:`Client` opens a new one: the server
+#: drops one idle for ``TABLETOP_HEADER_TIMEOUT_SECONDS`` (10 s), and a request written to a dropped
+#: connection fails (a broken pipe, or no response).
+IDLE_SECONDS = 5.0
+
+
 class Client:
-    """A keep-alive connection speaking JSON, opened anew every ``reconnect`` requests.
+    """A keep-alive connection speaking JSON, opened anew every ``reconnect`` requests and after
+    :data:`IDLE_SECONDS` unused.
 
     gunicorn workers take connections as they come, and a keep-alive connection stays with the worker
     that accepted it: 32 connections opened at once sometimes all land on one worker, which halved
     the healthz figure in some runs (one worker at 0.1 CPU-seconds, the other at 4.9).  Reconnecting
-    now and then, as a population of real clients does, lets the idler worker take its share.
+    now and then, as a population of real clients does, lets the idler worker take its share.  A
+    bench that waits between two requests (starting its workers, say) so never writes to a connection
+    the server has dropped: the tournament bench once did, on a loaded machine, and failed.
     """
 
     def __init__(self, port: int, reconnect: int = 100) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         self.reconnect = reconnect
         self.sent = 0
+        self.used = time.monotonic()
 
     def call(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
@@ -72,11 +82,15 @@ class Client:
         data = None if body is None else orjson.dumps(body)
         hdrs = {"Content-Type": "application/json", **(headers or {})}
         self.sent += 1
-        if self.reconnect and self.sent % self.reconnect == 0:
-            self.conn.close()
-        self.conn.request(method, path, body=data, headers=hdrs)
-        resp = self.conn.getresponse()
-        raw = resp.read()
+        idle = time.monotonic() - self.used > IDLE_SECONDS
+        if idle or (self.reconnect and self.sent % self.reconnect == 0):
+            self.conn.close()  # http.client connects again on the request below
+        try:
+            self.conn.request(method, path, body=data, headers=hdrs)
+            resp = self.conn.getresponse()
+            raw = resp.read()
+        finally:
+            self.used = time.monotonic()
         return resp.status, orjson.loads(raw) if raw else None
 
 

@@ -59,8 +59,6 @@ ADMIN_TOKEN = "bench-seeks-admin-token"
 #: Feed streams one client process opens per second while the seekers gather (a new stream costs the
 #: server a few milliseconds; faster only overflows the listen queue).
 RAMP_PER_SECOND = 200
-#: Seconds a seeker's request connection may sit idle before it is opened anew.
-IDLE_SECONDS = 5.0
 #: The bench server's stream heartbeat (TABLETOP_HEARTBEAT_SECONDS): a seeker waiting on its feed
 #: notices the end of the run within it.
 HEARTBEAT_SECONDS = 5
@@ -97,30 +95,24 @@ class Tally:
 
 
 class Session(Client):
-    """A keep-alive connection for a seeker's requests that outlives the server's idle timeout: opened
-    anew after :data:`IDLE_SECONDS` unused (the server drops a keep-alive connection idle for
-    ``TABLETOP_HEADER_TIMEOUT_SECONDS``, 10 s), and a request failing in transport is sent again
-    once on a new connection (a seek's second post then meets the first: 409 ``seek_open``, which
-    the seeker reads as its seek)."""
+    """A keep-alive connection for a seeker's requests (opened anew after
+    :data:`bench.api.IDLE_SECONDS` unused, as every :class:`~bench.api.Client`) whose request
+    failing in transport is sent again once on a new connection (a seek's second post then meets the
+    first: 409 ``seek_open``, which the seeker reads as its seek)."""
 
     def __init__(self, port: int) -> None:
         super().__init__(port)
-        self.used = time.monotonic()
         self.retried = 0
 
     def call(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any]:
-        if time.monotonic() - self.used > IDLE_SECONDS:
-            self.conn.close()  # http.client connects again on the next request
         try:
             return super().call(method, path, body, headers)
         except (OSError, http.client.HTTPException):
             self.conn.close()
             self.retried += 1
             return super().call(method, path, body, headers)
-        finally:
-            self.used = time.monotonic()
 
 
 class Feed:
