@@ -367,11 +367,11 @@ def _write_players(m: Any, players: list[Any], relative: tuple[int, ...], board:
 def _tally(cards: list[int]) -> array[float]:
     """The hand_public / table block of a card list (``_cards_by``: colour counts, then symbol counts,
     / 10): the cards' packed places summed (a plain loop: ``sum(map(...))`` costs twice as much on
-    these short lists), a byte per place."""
+    these short lists), a byte per place (a count never exceeds 2 symbols x every card, 200)."""
     packed = 0
     for c in cards:
         packed += _PACKED[c]
-    return array("f", [_TENTH[k] for k in packed.to_bytes(_WIDTH_CS, "little")])
+    return array("f", [_TENTHS[k] for k in packed.to_bytes(_WIDTH_CS, "little")])
 
 
 def _scaled(scale: Scaled, counts: list[int]) -> array[float]:
@@ -524,8 +524,6 @@ _CARD_CS: tuple[tuple[int, ...], ...] = tuple(
 )
 #: card -> its ``_CARD_CS`` places as one int, a byte per place: a card list's counts are a sum.
 _PACKED: tuple[int, ...] = tuple(sum(1 << (8 * j) for j in places) for places in _CARD_CS)
-#: k -> ``min(k / 10, 1.0)``, a hand_public / table entry (a count never exceeds 2 symbols x every card).
-_TENTH = tuple(min(k / 10, 1.0) for k in range(2 * len(CARDS) + 1))
 #: colour index -> its place in the commitment one-hot (``CARD_COLOURS[:4]``).
 _COMMIT_POS = tuple(CARD_COLOURS[:4].index(c) for c in COMP.colours)
 #: phase -> the ``decision`` one-hot place (TURN, TAKE; PLACE depends on ``to_place``; OVER: none).
