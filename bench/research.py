@@ -2,7 +2,7 @@
 
     python -m bench.research [--game G] [--seconds S] [--players N]
 
-One process pinned to one CPU; for each game, five loops run *interleaved* in short slices (so a
+One process pinned to one CPU; for each game, the loops below run *interleaved* in short slices (so a
 slower or busier moment of the machine weighs on all of them alike), each playing uniformly random
 games from start to end, a new game as soon as one ends.  Time is this process's CPU time
 (``time.process_time``), so other work on a shared machine slows the rates less; the ratios are the
@@ -17,6 +17,9 @@ figures to compare.
   through OpenSpiel's observation API (``make_observation(game, type, {"observation": "features"})``,
   ``set_from``, ``.tensor``), as a learner does: written from the state by the game's writer
   (:meth:`research.features.spec.FeatureSpec.encode_state`);
+* ``adapter+tensor``: the same vector read as ``observation_tensor`` of the seat to move, from a game
+  loaded with ``observation=features`` (the route of OpenSpiel's algorithms and ``rl_environment``):
+  a Python list, as pyspiel's own, so it also pays a float object per value;
 * ``liars_poker``: OpenSpiel's ``python_liars_poker`` (a pure-Python game shipped with OpenSpiel) in
   the same loop as ``adapter``, the yardstick for "as fast as a Python OpenSpiel game".  Its rate is
   per decision, like ours (our games have no chance nodes); it also deals cards at chance nodes, about
@@ -56,13 +59,22 @@ from research.pettingzoo_env import env as pettingzoo_env
 TARGETS: tuple[tuple[str, str, str, float | None], ...] = (
     ("adapter / engine", "adapter", "engine", 0.5),
     ("adapter+features / engine", "adapter+features", "engine", 0.2),
+    ("adapter+tensor / engine", "adapter+tensor", "engine", None),
     ("adapter+obs / engine", "adapter+obs", "engine", None),
     ("adapter / liars_poker", "adapter", "liars_poker", 1.0),
     ("engine / liars_poker", "engine", "liars_poker", 1.0),
     ("adapter / liars_poker steps", "adapter", "liars_poker_steps", None),
     ("engine / liars_poker steps", "engine", "liars_poker_steps", None),
 )
-LOOPS = ("engine", "adapter", "adapter+obs", "adapter+features", "liars_poker", "pettingzoo")
+LOOPS = (
+    "engine",
+    "adapter",
+    "adapter+obs",
+    "adapter+features",
+    "adapter+tensor",
+    "liars_poker",
+    "pettingzoo",
+)
 #: Steps between two looks at the clock (a look per step would weigh on the fastest loop most).
 _CHUNK = 16
 
@@ -122,14 +134,16 @@ def _pettingzoo_steps(game_id: str, players: int, rng: random.Random) -> Iterato
 
 
 def loops(game_id: str, players: int, seed: int) -> dict[str, Iterator[int]]:
-    """The five step generators of one game (each yields once per decision)."""
+    """The step generators of one game, one per name of :data:`LOOPS` (each yields once per decision)."""
     rng = random.Random(seed)
     adapter = load(game_id, players=players)
+    features = load(game_id, players=players, observation="features")
     return {
         "engine": _engine_steps(game_id, players, random.Random(rng.random())),
         "adapter": _pyspiel_steps(adapter, random.Random(rng.random()), observe=False),
         "adapter+obs": _pyspiel_steps(adapter, random.Random(rng.random()), observe=True),
         "adapter+features": _observer_steps(adapter, random.Random(rng.random())),
+        "adapter+tensor": _pyspiel_steps(features, random.Random(rng.random()), observe=True),
         "liars_poker": _pyspiel_steps(
             pyspiel.load_game("python_liars_poker"), random.Random(rng.random()), observe=False
         ),

@@ -3,8 +3,9 @@
 Importing this module registers ``tabletop_<game id>`` for every game in :data:`engine.registry.GAMES`
 (``tabletop_taj_mahal``, ``tabletop_china``, ``tabletop_year_of_dragon``, ``tabletop_confucius``).
 Parameters: ``players`` (default 3), every option of the game's option schema under its own name with
-its default, and ``seed`` (default -1: each new initial state draws a fresh deal; ``>= 0``: every initial
-state is the same deal, for reproducible evaluations).
+its default, ``seed`` (default -1: each new initial state draws a fresh deal; ``>= 0``: every initial
+state is the same deal, for reproducible evaluations), and ``observation`` (``hashed``, the default, or
+``features``: what the state's tensors and the default observer hold, see below).
 
 Modelling choices, and why:
 
@@ -20,7 +21,12 @@ Modelling choices, and why:
   JSON.
 * **Observations** and **information states** come from the seat's view and the events it was shown
   (:mod:`research.observation`); ``IIGObservationType(private_info=NONE)`` gives the spectator's view
-  (the public information), ``perfect_recall=True`` the information state.
+  (the public information), ``perfect_recall=True`` the information state.  The view part is the
+  hashed view tensor, or with ``observation=features`` the documented feature vector of
+  :mod:`research.features`: then ``observation_tensor`` and ``information_state_tensor`` (and so
+  OpenSpiel's algorithms and ``rl_environment``, which read those) get the features, as does
+  ``make_observation`` without parameters; ``make_observation(game, type, {"observation": ...})``
+  picks either form in any game.
 * **resample_from_infostate** is ``game.determinize`` for that seat: every hidden thing (other hands,
   deck order, the generator) resampled, consistent with everything the seat has seen.
 * **Returns** are rank-based and zero-sum (first +1, last -1), from ``game.result``.
@@ -63,6 +69,7 @@ from engine.core import Game
 from engine.registry import GAMES
 from research.actions import ActionCodec, action_string, codec
 from research.features import spec as feature_spec
+from research.features.spec import FeatureSpec
 from research.observation import (
     HISTORY_BUCKETS,
     SeatHistory,
@@ -76,6 +83,8 @@ from research.observation import (
 #: Prefix of the registered OpenSpiel short names.
 PREFIX = "tabletop_"
 _DEFAULT_PLAYERS = 3
+#: The forms of the view part of a tensor (the ``observation`` parameter of a game and of an observer).
+OBSERVATIONS = ("hashed", "features")
 
 
 def short_name(game_id: str) -> str:
@@ -83,11 +92,27 @@ def short_name(game_id: str) -> str:
     return PREFIX + game_id
 
 
+#: The parameters of every game that are not one of its options.
+_OWN_PARAMETERS = ("players", "seed", "observation")
+
+
 def _parameters(game: Game) -> dict[str, Any]:
-    params: dict[str, Any] = {"players": max(game.min_players, _DEFAULT_PLAYERS), "seed": -1}
+    params: dict[str, Any] = {
+        "players": max(game.min_players, _DEFAULT_PLAYERS),
+        "seed": -1,
+        "observation": OBSERVATIONS[0],
+    }
     for name, spec in game.options.get("properties", {}).items():
+        assert name not in params, f"{game.id}'s option {name!r} shadows an OpenSpiel parameter"
         params[name] = spec.get("default")
     return params
+
+
+def _observation_form(kind: Any, game: Game) -> FeatureSpec | None:
+    """The feature spec the view part is written with (``features``), or ``None`` (``hashed``)."""
+    if kind not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {'|'.join(OBSERVATIONS)}; got {kind!r}")
+    return feature_spec(game.id) if kind == "features" else None
 
 
 def game_type(game: Game, name: str | None = None) -> pyspiel.GameType:
@@ -175,20 +200,34 @@ class _Box:
     object graph, and shares the immutable histories.
     """
 
-    __slots__ = ("actions", "game", "history", "ids", "legal", "mover", "size", "state", "tensors", "views")
+    __slots__ = (
+        "actions",
+        "features",
+        "game",
+        "history",
+        "ids",
+        "legal",
+        "mover",
+        "size",
+        "state",
+        "tensors",
+        "views",
+    )
 
     def __init__(
         self,
         game: Game,
         state: Any,
         history: SeatHistory,
+        features: FeatureSpec | None,
         legal: list[int] | None = None,
         views: dict[int | None, dict[str, Any]] | None = None,
-        tensors: dict[tuple[int, bool], np.ndarray] | None = None,
+        tensors: dict[tuple[int, bool | None], np.ndarray] | None = None,
     ) -> None:
         self.game = game
         self.state = state
         self.history = history
+        self.features = features  # the game's ``observation=features``: the state's tensors hold these
         self.legal = legal  # cached legal ids of ``state``; None until asked
         self.actions: dict[int, Any] = {}  # legal id -> the engine's own action, with ``legal``
         self.mover: int | None = game.to_move(state)  # OpenSpiel asks several times a step
@@ -203,7 +242,13 @@ class _Box:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
         copied = _Box(
-            self.game, self.game.clone(self.state), self.history, self.legal, self.views, self.tensors
+            self.game,
+            self.game.clone(self.state),
+            self.history,
+            self.features,
+            self.legal,
+            self.views,
+            self.tensors,
         )
         copied.actions = self.actions  # replaced, never changed in place, like ``legal``
         return copied
@@ -223,6 +268,17 @@ class _Box:
             view = self.view(seat if private else None)
             write_view_tensor(found, view, seat, self.mover == seat)
             self.tensors[key] = found
+        return found
+
+    def observed(self, seat: int) -> np.ndarray:
+        """The view part of ``seat``'s own tensors in the game's form (``observation``), cached;
+        read-only."""
+        if self.features is None:
+            return self.view_tensor(seat, True, self.size)
+        key = (seat, None)  # beside the hashed tensors' (seat, private)
+        found = self.tensors.get(key)
+        if found is None:
+            found = self.tensors[key] = self.features.encode_state(self.game, self.state, seat)
         return found
 
     def bag(self, seat: int, private: bool) -> np.ndarray:
@@ -270,17 +326,20 @@ class _Box:
         """The engine state's own encoding (its random generator included) and every seat's history
         folded (bags as ``{bucket: count}``: a few dozen entries, not 512 floats)."""
         seen = [(d, {int(i): int(b[i]) for i in np.flatnonzero(b)}) for d, b in self.ready().everyone()]
-        return (_unbox, (self.game.id, self.game.encode(self.state), seen))
+        kind = OBSERVATIONS[0 if self.features is None else 1]
+        return (_unbox, (self.game.id, self.game.encode(self.state), seen, kind))
 
 
-def _unbox(game_id: str, data: bytes, seen: list[tuple[bytes, dict[int, int]]]) -> _Box:
+def _unbox(
+    game_id: str, data: bytes, seen: list[tuple[bytes, dict[int, int]]], kind: str = OBSERVATIONS[0]
+) -> _Box:
     game = GAMES[game_id]
     histories = []
     for digest, counts in seen:
         bag = np.zeros(HISTORY_BUCKETS, np.float32)
         bag[list(counts)] = list(counts.values())
         histories.append((digest, bag))
-    return _Box(game, game.decode(data), SeatHistory.restored(histories))
+    return _Box(game, game.decode(data), SeatHistory.restored(histories), _observation_form(kind, game))
 
 
 class TabletopGame(pyspiel.Game):
@@ -292,7 +351,9 @@ class TabletopGame(pyspiel.Game):
         self.engine = engine_game
         self.players = int(merged["players"])
         self.seed = int(merged["seed"])
-        self.options = {k: merged[k] for k in defaults if k not in ("players", "seed")}
+        self.features = _observation_form(merged["observation"], engine_game)
+        self.observation: str = merged["observation"]
+        self.options = {k: merged[k] for k in defaults if k not in _OWN_PARAMETERS}
         engine_game.setup(self.players, self.options, seed=0)  # refuse bad players/options now, not later
         self.codec = codec(engine_game)
         self._seeds = random.Random()  # fresh deals for seed=-1 (OS entropy)
@@ -381,7 +442,7 @@ class TabletopState(pyspiel.State):
         if self._b is None:
             g = self._game
             state = g.engine.setup(g.players, g.options, seed=self._seed)
-            self._b = _Box(g.engine, state, SeatHistory.start(g.players))
+            self._b = _Box(g.engine, state, SeatHistory.start(g.players), g.features)
         return self._b
 
     @property
@@ -424,7 +485,10 @@ class TabletopState(pyspiel.State):
         box = self.box
         clone = TabletopState(self._game)
         clone._b = _Box(
-            box.game, box.game.determinize(box.state, player_id, rng), box.ready().resampled_for(player_id)
+            box.game,
+            box.game.determinize(box.state, player_id, rng),
+            box.ready().resampled_for(player_id),
+            box.features,
         )
         return clone
 
@@ -463,14 +527,12 @@ class TabletopState(pyspiel.State):
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         seat = self._seat(player)
-        box = self._b or self.box
-        return box.view_tensor(seat, True, box.size).tolist()  # type: ignore[no-any-return]
+        return (self._b or self.box).observed(seat).tolist()  # type: ignore[no-any-return]
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         seat = self._seat(player)
         box = self.box
-        view = box.view_tensor(seat, True, box.size).tolist()
-        return view + box.bag(seat, True).tolist()  # type: ignore[no-any-return]
+        return box.observed(seat).tolist() + box.bag(seat, True).tolist()  # type: ignore[no-any-return]
 
     def observation_string(self, player: int | None = None) -> str:
         return self.box.string(self._seat(player), True, False)
@@ -492,14 +554,15 @@ class TabletopObserver:
     spectator's view (public information only).  ALL_PLAYERS would need the full state, which no seat
     ever sees, so it is refused.  ``perfect_recall`` adds the seat's history (the information state).
     ``params={"observation": "features"}`` (``make_observation(game, type, params)``) puts the documented
-    feature vector of :mod:`research.features` in place of the hashed view tensor (``dict["view"]``).
+    feature vector of :mod:`research.features` in place of the hashed view tensor (``dict["view"]``);
+    without it the observer takes the game's own ``observation`` parameter.
     """
 
     def __init__(self, game: TabletopGame, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
-        kind = dict(params or {}).get("observation", "hashed")
-        if set(params or {}) - {"observation"} or kind not in ("hashed", "features"):
+        params = dict(params or {})
+        if set(params) - {"observation"}:
             raise ValueError(f"the one observation parameter is observation=hashed|features; got {params}")
-        self.features = feature_spec(game.engine.id) if kind == "features" else None
+        self.features = _observation_form(params.get("observation", game.observation), game.engine)
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
             raise ValueError("the games expose no all-players observation: no seat ever sees everything")
         self.game = game

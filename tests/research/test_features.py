@@ -4,6 +4,7 @@ blocks that say what the view says, built from the view alone, and a docs page t
 from __future__ import annotations
 
 import copy
+import pickle
 import random
 from pathlib import Path
 
@@ -205,5 +206,62 @@ def test_openspiel_observers_offer_the_features_beside_the_hashed_form():
         assert np.array_equal(recall.dict["view"], expected) and recall.dict["history"].sum() > 0
     hashed = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
     assert hashed.tensor.shape != plain.tensor.shape  # the hashed form stays the default
-    with pytest.raises(ValueError, match="observation=hashed"):
+    with pytest.raises(ValueError, match="observation must be one of"):
         make_observation(game, pyspiel.IIGObservationType(perfect_recall=False), {"observation": "pixels"})
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_the_observation_parameter_puts_the_features_in_the_states_tensors(game_id):
+    """``observation=features`` (a game parameter): ``observation_tensor`` and ``information_state_tensor``
+    (Python's and C++'s routes), the default observer and the sizes OpenSpiel reports all hold the
+    feature vector of the seat's view, and a pickled state keeps the form."""
+    s = spec(game_id)
+    game = load(game_id, players=3, seed=4, observation="features")
+    assert game.observation_tensor_size() == s.size  # C++ sizes the tensor by observing seat 0
+    assert game.information_state_tensor_size() == s.size + HISTORY_BUCKETS
+    default = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    kind = pyspiel.IIGObservationType(perfect_recall=False)
+    hashed = make_observation(game, kind, {"observation": "hashed"})
+    assert default.tensor.shape == (s.size,) and hashed.tensor.shape != default.tensor.shape
+    rng = random.Random(game_id)
+    state = game.new_initial_state()
+    for step in range(60):
+        if state.is_terminal():
+            break
+        if step % 12 == 0:
+            for seat in range(3):
+                expected = s.encode(game.engine.view(state.engine_state, seat), seat)
+                assert np.array_equal(np.asarray(state.observation_tensor(seat), np.float32), expected)
+                assert state.observation_tensor(seat) == pyspiel.State.observation_tensor(state, seat)
+                info = state.information_state_tensor(seat)
+                assert info == pyspiel.State.information_state_tensor(state, seat)
+                assert np.array_equal(np.asarray(info[: s.size], np.float32), expected)
+                default.set_from(state, seat)
+                assert np.array_equal(default.tensor, expected)
+            copied = copy.deepcopy(state)
+            assert copied.observation_tensor() == state.observation_tensor()
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert load(game_id).observation_tensor_size() != s.size  # the hashed form stays the default
+    with pytest.raises(ValueError, match="observation must be one of"):
+        load(game_id, observation="pixels")
+
+
+def test_openspiels_rl_environment_learns_from_the_features():
+    """``rl_environment`` (OpenSpiel's DQN, PPO, ... read it) takes the information state tensor from the
+    state: with ``observation=features`` its spec and its observations are the features and the bag."""
+    from open_spiel.python import rl_environment
+
+    game = load("china", players=3, seed=2, observation="features")
+    env = rl_environment.Environment(game)
+    size = spec("china").size + HISTORY_BUCKETS
+    assert env.observation_spec()["info_state"] == (size,)
+    rng = random.Random(0)
+    time_step = env.reset()
+    for _ in range(40):
+        if time_step.last():
+            break
+        player = time_step.observations["current_player"]
+        assert len(time_step.observations["info_state"][player]) == size
+        time_step = env.step([rng.choice(time_step.observations["legal_actions"][player])])
+    state = env.get_state
+    assert pickle.loads(pickle.dumps(state)).information_state_tensor() == state.information_state_tensor()

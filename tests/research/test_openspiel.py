@@ -42,7 +42,7 @@ def test_every_game_is_registered_with_its_options_as_parameters():
     for gid, game in GAMES.items():
         assert short_name(gid) in names
         spec = pyspiel.load_game(short_name(gid)).get_type().parameter_specification
-        assert {"players", "seed", *game.options.get("properties", {})} == set(spec)
+        assert {"players", "seed", "observation", *game.options.get("properties", {})} == set(spec)
 
 
 def test_max_game_length_is_the_games_proven_bound():

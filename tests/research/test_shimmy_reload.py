@@ -34,3 +34,10 @@ def test_shimmy_keeps_players_options_and_seed_across_resets():
                 env.step(None)
                 continue
             env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+
+
+def test_the_observation_form_survives_a_reload():
+    game = load("taj_mahal", players=4, observation="features")
+    again = pyspiel.load_game(game.get_type().short_name)
+    size = again.observation_tensor_size()
+    assert size == game.observation_tensor_size() != load("taj_mahal").observation_tensor_size()
