@@ -166,7 +166,8 @@ class BaselinePolicy:
 
 
 def observation_of(state: Any, player: int) -> np.ndarray:
-    """The hashed observation tensor of ``player`` (OpenSpiel's ``observation_tensor``) as a numpy array."""
+    """OpenSpiel's ``observation_tensor`` of ``player`` as a numpy array: the hashed tensor, or the
+    feature vector in a game loaded with ``observation=features``."""
     return np.asarray(state.observation_tensor(player), np.float32)
 
 
@@ -189,8 +190,8 @@ class PolicyBot(_Memoryless):
     """A learner's policy (:data:`Policy`) as an OpenSpiel bot, so it can sit in ``evaluate_bots`` beside
     the baselines.  It acts for whichever seat is to move when asked (one bot can play any seat, as
     ``bench.strength`` rotates it); ``observe(state, player)`` builds the policy's observation, by default
-    :func:`observation_of` (the hashed tensor), or e.g. :func:`features_of` for a policy trained on the
-    feature vectors."""
+    :func:`observation_of` (the game's ``observation_tensor``), or e.g. :func:`features_of` for a policy
+    trained on the feature vectors in a game loaded with the hashed form."""
 
     def __init__(
         self,

@@ -153,6 +153,13 @@ def test_a_policy_sits_among_the_baselines_and_an_illegal_choice_is_refused():
     state = game.new_initial_state()
     view = json.loads(state.observation_string(1))
     assert np.array_equal(features_of(state, 1), spec("taj_mahal").encode(view, 1))
+    seen: list[np.ndarray] = []
+    watcher = PolicyBot(lambda obs, info: seen.append(obs) or first_legal(obs, info))
+    featured = load("taj_mahal", players=3, seed=5, observation="features").new_initial_state()
+    seat = featured.current_player()
+    expected = spec("taj_mahal").encode(json.loads(featured.observation_string(seat)), seat)
+    featured.apply_action(watcher.step(featured))  # by default it observes the game's own tensor
+    assert np.array_equal(seen[0], expected)
     masked = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
     cheat = PolicyBot(lambda obs, info: masked, 0)
     with pytest.raises(ValueError, match="not legal here"):
