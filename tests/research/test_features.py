@@ -219,8 +219,8 @@ def test_the_observation_parameter_puts_the_features_in_the_states_tensors(game_
     game = load(game_id, players=3, seed=4, observation="features")
     assert game.observation_tensor_size() == s.size  # C++ sizes the tensor by observing seat 0
     assert game.information_state_tensor_size() == s.size + HISTORY_BUCKETS
-    default = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
     kind = pyspiel.IIGObservationType(perfect_recall=False)
+    default = make_observation(game, kind)
     hashed = make_observation(game, kind, {"observation": "hashed"})
     assert default.tensor.shape == (s.size,) and hashed.tensor.shape != default.tensor.shape
     rng = random.Random(game_id)
@@ -238,8 +238,8 @@ def test_the_observation_parameter_puts_the_features_in_the_states_tensors(game_
                 assert np.array_equal(np.asarray(info[: s.size], np.float32), expected)
                 default.set_from(state, seat)
                 assert np.array_equal(default.tensor, expected)
-            copied = copy.deepcopy(state)
-            assert copied.observation_tensor() == state.observation_tensor()
+            for copied in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+                assert copied.observation_tensor() == state.observation_tensor()
         state.apply_action(rng.choice(state.legal_actions()))
     assert load(game_id).observation_tensor_size() != s.size  # the hashed form stays the default
     with pytest.raises(ValueError, match="observation must be one of"):
