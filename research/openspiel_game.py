@@ -351,8 +351,7 @@ class TabletopGame(pyspiel.Game):
         self.engine = engine_game
         self.players = int(merged["players"])
         self.seed = int(merged["seed"])
-        self.features = _observation_form(merged["observation"], engine_game)
-        self.observation: str = merged["observation"]
+        self.features = _observation_form(merged["observation"], engine_game)  # the state's tensors' form
         self.options = {k: merged[k] for k in defaults if k not in _OWN_PARAMETERS}
         engine_game.setup(self.players, self.options, seed=0)  # refuse bad players/options now, not later
         self.codec = codec(engine_game)
@@ -562,7 +561,10 @@ class TabletopObserver:
         params = dict(params or {})
         if set(params) - {"observation"}:
             raise ValueError(f"the one observation parameter is observation=hashed|features; got {params}")
-        self.features = _observation_form(params.get("observation", game.observation), game.engine)
+        if "observation" in params:
+            self.features = _observation_form(params["observation"], game.engine)
+        else:
+            self.features = game.features
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
             raise ValueError("the games expose no all-players observation: no seat ever sees everything")
         self.game = game
