@@ -92,10 +92,6 @@ def short_name(game_id: str) -> str:
     return PREFIX + game_id
 
 
-#: The parameters of every game that are not one of its options.
-_OWN_PARAMETERS = ("players", "seed", "observation")
-
-
 def _parameters(game: Game) -> dict[str, Any]:
     params: dict[str, Any] = {
         "players": max(game.min_players, _DEFAULT_PLAYERS),
@@ -352,7 +348,7 @@ class TabletopGame(pyspiel.Game):
         self.players = int(merged["players"])
         self.seed = int(merged["seed"])
         self.features = _observation_form(merged["observation"], engine_game)  # the state's tensors' form
-        self.options = {k: merged[k] for k in defaults if k not in _OWN_PARAMETERS}
+        self.options = {k: merged[k] for k in engine_game.options.get("properties", {})}
         engine_game.setup(self.players, self.options, seed=0)  # refuse bad players/options now, not later
         self.codec = codec(engine_game)
         self._seeds = random.Random()  # fresh deals for seed=-1 (OS entropy)
