@@ -418,6 +418,8 @@ class PacedRun:
     matches: int = 0
     timing_out: int = 0
     setup_s: float = 0.0
+    #: From the pacing's start to the first delivery (the worker's start-up, left out of (b)).
+    worker_ready_s: float = 0.0
     windows: dict[str, Window] = field(default_factory=dict)
     statuses: Counter[str] = field(default_factory=Counter)
     duplicates: int = 0
@@ -431,6 +433,18 @@ class PacedRun:
     retried: str = ""
     #: Where the time of the slowest healthy deliveries went (queueing, claiming, sending).
     slowest: list[str] = field(default_factory=list)
+
+
+def wait_for_first_delivery(
+    receiver: ReceiverProcess, worker: subprocess.Popen[bytes], deadline: float
+) -> float:
+    """Seconds until ``receiver`` got its first request (the worker's delivery lane is up)."""
+    started = time.monotonic()
+    while receiver.count() == 0:
+        if worker.poll() is not None or time.monotonic() - started > deadline:
+            raise RuntimeError(f"no webhook delivered {deadline:g} s after the pacing began")
+        time.sleep(0.1)
+    return time.monotonic() - started
 
 
 def paced(args: argparse.Namespace) -> PacedRun:
@@ -459,6 +473,9 @@ def paced(args: argparse.Namespace) -> PacedRun:
             ]
             for p in pacers:
                 p.start()
+            # The warm-up counts from the worker's first delivery: on a loaded machine starting its
+            # processes takes seconds, which would otherwise land in (b)'s tail as "latency".
+            run.worker_ready_s = wait_for_first_delivery(healthy, worker, deadline=60.0)
             time.sleep(args.warmup)
             b_start = time.time()
             time.sleep(args.seconds)
@@ -787,7 +804,8 @@ def report(args: argparse.Namespace, drain: Drain | None, run: PacedRun | None) 
         b, c = run.windows["b"], run.windows["c"]
         print(
             f"(b)/(c) paced: {run.matches} matches of {run.apps} apps ({SEATS} players, {GAME}), a move "
-            f"every {args.pace:g} s each, {args.seconds:g} s per phase, setup {run.setup_s:.1f} s; "
+            f"every {args.pace:g} s each, {args.seconds:g} s per phase, setup {run.setup_s:.1f} s, first "
+            f"delivery {run.worker_ready_s:.1f} s later, then {args.warmup:g} s warm-up; "
             f"(c): {run.timing_out} endpoints time out (timeout {args.timeout:g} s)"
         )
         print(f"{'':28}{'(b) healthy':>14}{'(c) 10% hang':>14}{'c/b':>8}")
@@ -829,7 +847,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--apps", type=int, default=50)
     parser.add_argument("--pace", type=float, default=10.0, help="seconds between two moves of a match")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of phases (b) and (c)")
-    parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument(
+        "--warmup", type=float, default=10.0, help="seconds of moves before (b), from the first delivery"
+    )
     parser.add_argument("--settle", type=float, default=30.0, help="wait at most this for the last webhooks")
     parser.add_argument("--timeout", type=float, default=5.0, help="TABLETOP_WEBHOOK_TIMEOUT_SECONDS")
     parser.add_argument("--timeout-share", type=float, default=0.1)
