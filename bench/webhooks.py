@@ -15,7 +15,8 @@ endpoints time out.  In one run this bench measures, each on a private Redis of 
 (b) **commit to delivery**: ``--matches`` three-player matches of ``--apps`` apps (one endpoint each,
     every type), each moved about every ``--pace`` seconds through the API (``tabletop serve``) with
     the token of the player to move; a ``tabletop worker`` (as deployed: one delivery lane process
-    beside its idle bot lanes, and the outbox sweep) delivers.  Latency is from
+    beside its idle bot lanes, and the outbox sweep) delivers; timed from ``--warmup`` seconds after its
+    first delivery, so that the worker's start-up is no commit's latency.  Latency is from
     the move's ``200`` (the commit lies between the send and the answer; from the send is printed
     too) to the first arrival of each webhook about that version (``data.match_id``, ``data.version``).
 (c) the same moves, once ``--timeout-share`` of the endpoints (every tenth app) were pointed at a
