@@ -158,6 +158,26 @@ def play_by_clicking(
                 shot = None
 
 
+#: Records, every frame, where the choices list sits in the document while its buttons take clicks: a
+#: list that moves while a version's choices are up moves under the pointer (a click aimed at a choice
+#: lands beside it, and is lost or makes another move).  ``window.choicesMoved`` lists each move.
+WATCH_THE_CHOICES = """() => {
+    window.choicesMoved = [];
+    const at = new Map();
+    const frame = () => {
+        const list = document.getElementById('actions');
+        const version = list.dataset.version;
+        if (version && list.querySelector('button.action:not([disabled])')) {
+            const top = Math.round(list.getBoundingClientRect().top + window.scrollY);
+            if (!at.has(version)) at.set(version, top);
+            else if (Math.abs(at.get(version) - top) > 1) window.choicesMoved.push([version, at.get(version), top]);
+        }
+        requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+}"""
+
+
 def click_from_the_start_page(page: Page, base_url: str, game_id: str, viewport: str, tmp_path: Path,
                               limit: int | None = None) -> tuple[str, str, int]:  # fmt: skip
     """Starts a match against bots from /play in ``viewport`` and plays it by clicking (see
@@ -170,7 +190,11 @@ def click_from_the_start_page(page: Page, base_url: str, game_id: str, viewport:
     # page never scrolls sideways: only the board does, inside its own frame
     shot = Path(SCREENSHOT_DIR or tmp_path) / f"board-{game_id}{'-phone' if viewport == 'phone' else ''}.png"
     when = SCREENSHOT_WHEN.get(game_id, "() => 1")
+    page.evaluate(WATCH_THE_CHOICES)
     moves = play_by_clicking(page, shot, SCREENSHOT_AFTER.get(game_id, 12), when, limit)
+    # Nothing above the choices changes once they are up (the takeback box and the chat, which are drawn
+    # after their own reads, sit below them): CI's lost China click was one the list moved away from.
+    assert page.evaluate("window.choicesMoved") == []
     assert shot.stat().st_size > 10_000
     assert page.evaluate("() => document.documentElement.scrollWidth") <= VIEWPORTS[viewport]["width"]
     return match_id, token, moves
