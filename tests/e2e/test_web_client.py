@@ -169,8 +169,9 @@ WATCH_THE_CHOICES = """() => {
         const version = list.dataset.version;
         if (version && list.querySelector('button.action:not([disabled])')) {
             const top = Math.round(list.getBoundingClientRect().top + window.scrollY);
-            if (!at.has(version)) at.set(version, top);
-            else if (Math.abs(at.get(version) - top) > 1) window.choicesMoved.push([version, at.get(version), top]);
+            const first = at.get(version) ?? top;
+            at.set(version, first);
+            if (Math.abs(first - top) > 1) window.choicesMoved.push([version, first, top]);
         }
         requestAnimationFrame(frame);
     };
