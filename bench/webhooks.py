@@ -442,7 +442,9 @@ def wait_for_first_delivery(
     """Seconds until ``receiver`` got its first request (the worker's delivery lane is up)."""
     started = time.monotonic()
     while receiver.count() == 0:
-        if worker.poll() is not None or time.monotonic() - started > deadline:
+        if worker.poll() is not None:
+            raise RuntimeError(f"tabletop worker exited ({worker.returncode}) before its first delivery")
+        if time.monotonic() - started > deadline:
             raise RuntimeError(f"no webhook delivered {deadline:g} s after the pacing began")
         time.sleep(0.1)
     return time.monotonic() - started
