@@ -154,20 +154,29 @@ def play_by_clicking(
         if shot is not None and moves >= shot_after:
             page.wait_for_function("v => document.getElementById('actions').dataset.version !== v", arg=last)
             if page.evaluate(shot_when):
+                # A full-page screenshot lays the page out again at other sizes for a frame or more
+                # (Chromium's capture beyond the viewport; puppeteer#7251): no person's window does that
+                page.evaluate("window.choicesWatchPaused = true")
                 page.screenshot(path=str(shot), full_page=True)
+                page.evaluate(AFTER_TWO_FRAMES)
+                page.evaluate("window.choicesWatchPaused = false")
                 shot = None
 
 
 #: Records, every frame, where the choices list sits in the document while its buttons take clicks: a
 #: list that moves while a version's choices are up moves under the pointer (a click aimed at a choice
-#: lands beside it, and is lost or makes another move).  ``window.choicesMoved`` lists each move.
+#: lands beside it, and is lost or makes another move).  ``window.choicesMoved`` lists each move.  Not
+#: watched: frames while the test takes its screenshot (``window.choicesWatchPaused``), and any frame laid
+#: out at another width than the window's (CI once saw one, 2,114 px lower, in a single-column layout).
 WATCH_THE_CHOICES = """() => {
     window.choicesMoved = [];
     const at = new Map();
+    const width = document.documentElement.clientWidth;
     const frame = () => {
         const list = document.getElementById('actions');
         const version = list.dataset.version;
-        if (version && list.querySelector('button.action:not([disabled])')) {
+        const watched = !window.choicesWatchPaused && document.documentElement.clientWidth === width;
+        if (watched && version && list.querySelector('button.action:not([disabled])')) {
             const top = Math.round(list.getBoundingClientRect().top + window.scrollY);
             const first = at.get(version) ?? top;
             at.set(version, first);
@@ -177,6 +186,9 @@ WATCH_THE_CHOICES = """() => {
     };
     requestAnimationFrame(frame);
 }"""
+
+#: Resolves after the page has drawn two more frames.
+AFTER_TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def click_from_the_start_page(page: Page, base_url: str, game_id: str, viewport: str, tmp_path: Path,
