@@ -171,11 +171,11 @@ def play_by_clicking(
 WATCH_THE_CHOICES = """() => {
     window.choicesMoved = [];
     const at = new Map();
-    const width = document.documentElement.clientWidth;
+    const width = window.innerWidth;
     const frame = () => {
         const list = document.getElementById('actions');
         const version = list.dataset.version;
-        const watched = !window.choicesWatchPaused && document.documentElement.clientWidth === width;
+        const watched = !window.choicesWatchPaused && window.innerWidth === width;
         if (watched && version && list.querySelector('button.action:not([disabled])')) {
             const top = Math.round(list.getBoundingClientRect().top + window.scrollY);
             const first = at.get(version) ?? top;
