@@ -85,15 +85,14 @@ def test_a_hint_is_answered_on_the_cluster(stack: ApiServer) -> None:
     token = doc["tokens"][0]["token"]
     wait_for(client, doc["id"], lambda d: d["to_move"] == 0)
     status, job = call(client, "POST", f"/v1/matches/{doc['id']}/hint", {"level": "easy"}, **bearer(token))
-    assert status == 202, job
+    # 202 while it runs; 200 when a worker answered the quick hint before the API did (the spec's 200)
+    assert status in (200, 202) and job["id"].startswith("hint-"), job
     deadline = time.monotonic() + 30
-    while True:
-        status, job = call(client, "GET", f"/v1/jobs/{job['id']}", **bearer(token))
-        if status == 200:
-            break
+    while status == 202:
         assert time.monotonic() < deadline, job
         time.sleep(0.2)
-    assert job["status"] == "finished" and job["action"] is not None
+        status, job = call(client, "GET", f"/v1/jobs/{job['id']}", **bearer(token))
+    assert status == 200 and job["status"] == "finished" and job["action"] is not None, job
 
 
 class Player(threading.Thread):

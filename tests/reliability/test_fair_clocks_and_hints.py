@@ -132,16 +132,15 @@ def test_a_flood_of_hard_hints_does_not_delay_another_clients_easy_hint(stack):
     status, job = call(
         stack.client, "POST", f"/v1/matches/{match['id']}/hint", {"level": "easy"}, **auth, **other
     )
-    assert status == 202, job
-    while True:
-        status, doc = call(stack.client, "GET", f"/v1/jobs/{job['id']}", **auth, **other)
-        if status == 200:
-            break
+    assert status in (200, 202), job  # 200: a worker answered before the API did (the spec's 200)
+    doc = job
+    while status == 202:
         assert time.monotonic() - asked < 15, "the easy hint never came"
         time.sleep(0.01)
+        status, doc = call(stack.client, "GET", f"/v1/jobs/{job['id']}", **auth, **other)
     took = time.monotonic() - asked
     print(f"fair hints: an easy hint beside 8 hard 10-s hints of another client answered in {took:.2f} s")
-    assert doc["status"] == "finished" and doc["action"] is not None
+    assert status == 200 and doc["status"] == "finished" and doc["action"] is not None, doc
     assert took < 1.0
 
 

@@ -45,7 +45,10 @@ RETRY_AFTER = {"Retry-After": {"description": "Seconds until the next poll.", "s
 @blp.arguments(HintRequestSchema(), required=False)  # no body: the default level and think time
 @blp.response(202, JobSchema, headers=LOCATION, description="Running: read the job (or ask with `wait`)")
 @blp.alt_response(
-    200, schema=JobSchema, headers=LOCATION, description="With `wait`: done within it (finished or failed)"
+    200,
+    schema=JobSchema,
+    headers=LOCATION,
+    description="Done (finished or failed): within `wait`, or already, as a quick hint can be",
 )
 @blp.doc(
     operationId="requestHint",
@@ -75,7 +78,9 @@ def request_hint(body: dict[str, Any], match_id: str) -> Any:
     Asking is acting: an away seat is its player's again (as with ``POST .../return``).
 
     With ``wait`` (seconds) the answer waits for the job: 200 with the job done (its ``action``) as
-    soon as it is, or 202 when the wait is over first; a bot gets its hint in one request.
+    soon as it is, or 202 when the wait is over first; a bot gets its hint in one request.  Without
+    ``wait`` the answer is 202 while the job runs, and 200 when it is done already: the same question
+    answered before, or a quick hint a worker finished before the answer left.
     """
     address = request.remote_addr or "unknown"  # the client's, behind TABLETOP_TRUSTED_PROXIES proxies
     who = current_caller()
