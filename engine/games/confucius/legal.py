@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from engine.core import Action
+from engine.core import Action, ActionTable
 
 from . import cards, exam
 from .components import (
@@ -89,7 +89,7 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def _choose_cm(state: State, p: int) -> list[Action]:
-    return [{"type": "choose_chief_minister", "seat": q} for q in range(state.n) if q != p]  # R26
+    return [_CHOOSE_CM[q] for q in range(state.n) if q != p]  # R26
 
 
 def _turn(state: State, p: int) -> list[Action]:
@@ -97,7 +97,7 @@ def _turn(state: State, p: int) -> list[Action]:
     out = box_actions(state, p)
     _reward_actions(state, p, out)
     if not state.cubes[p]:
-        out.append({"type": "pass"})
+        out.append(_PASS)
     return out
 
 
@@ -160,7 +160,7 @@ def box_actions(state: State, p: int) -> list[Action]:
             for count in range(1, min(state.shipyard[p], cards.licences(hands, p)) + 1):
                 if (ocean + count) // JUNKS_PER_VOYAGE > left:
                     break
-                out.append({"type": "start_voyage", "count": count})
+                out.append(_START_VOYAGE[count])
     if afford[ARMY]:
         licences_needed = RECRUIT_LICENCES[1 if BINGBU in held else 0]
         if state.stock[p] and cards.licences(hands, p) >= licences_needed:  # R49
@@ -170,7 +170,7 @@ def box_actions(state: State, p: int) -> list[Action]:
                 if state.land_state[pos] == OPEN and INVASION_COST[land] <= coins:
                     for box, o in enumerate(state.boxes[pos]):
                         if o < 0:
-                            out.append({"type": "invade_foreign_land", "position": pos + 1, "box": box})
+                            out.append(_INVADE[pos << 8 | box])
     g = p * GIFTS
     gifts = state.gift[g : g + GIFTS]
     if afford[BUY_GIFT]:  # R51
@@ -232,29 +232,57 @@ _GIVE_GIFT: Final = {
 }
 
 
+#: ``_TRANSFER[space][recipient]``: one object per action whoever gives it, so a legal list holds
+#: the same object for the same action at every seat (what research.openspiel_game.LegalIds keys on).
+_TRANSFER: Final = tuple(
+    tuple(
+        {
+            "type": "transfer_influence",
+            "ministry": MINISTRIES[i // SPACES],
+            "space": i % SPACES + 1,
+            "recipient": r,
+        }
+        for r in range(MAX_PLAYERS)
+    )
+    for i in range(len(MINISTRIES) * SPACES)
+)
+
+
 @cache
 def _transfers(n: int, p: int) -> tuple[list[Action], ...]:
     """Per official space, the Transfer Influence actions of ``p`` to each other seat (R62)."""
-    return tuple(
-        [
-            {
-                "type": "transfer_influence",
-                "ministry": MINISTRIES[i // SPACES],
-                "space": i % SPACES + 1,
-                "recipient": r,
-            }
-            for r in range(n)
-            if r != p
-        ]
-        for i in range(len(MINISTRIES) * SPACES)
-    )
+    return tuple([to[r] for r in range(n) if r != p] for to in _TRANSFER)
+
+
+def _card_actions(kind: str) -> ActionTable[int]:
+    """The ``kind`` actions naming a card set (``c1``, ``c2``, ``c3``), keyed by :func:`_set_key`."""
+    return ActionTable(lambda key: {"type": kind, "c1": key >> 16, "c2": key >> 8 & 0xFF, "c3": key & 0xFF})
+
+
+def _set_key(x: int, y: int, z: int) -> int:
+    return x << 16 | y << 8 | z  # card counts: far below 256 each
+
+
+_COMMERCIAL: Final = _card_actions("commercial_income")
+_PAY: Final = _card_actions("pay")
+_PASS: Final[Action] = {"type": "pass"}
+_CHOOSE_CM: Final = tuple({"type": "choose_chief_minister", "seat": q} for q in range(MAX_PLAYERS))
+_START_VOYAGE: Final[ActionTable[int]] = ActionTable(lambda count: {"type": "start_voyage", "count": count})
+#: Keyed ``position index << 8 | box``.
+_INVADE: Final[ActionTable[int]] = ActionTable(
+    lambda key: {"type": "invade_foreign_land", "position": (key >> 8) + 1, "box": key & 0xFF}
+)
+_PLACE: Final = tuple(
+    {"type": "place_candidate", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
+    for i in range(len(MINISTRIES) * SPACES)
+)
 
 
 @cache
 def _commercial(c1: int, c2: int, c3: int) -> list[Action]:
     """The Commercial Income actions of a hand of these card counts (R54)."""
     return [
-        {"type": "commercial_income", "c1": x, "c2": y, "c3": z}
+        _COMMERCIAL[_set_key(x, y, z)]
         for x, y, z in cards.commercial_sets([c1, c2, c3], 0, COMMERCIAL_MAX_COINS)
     ]
 
@@ -407,10 +435,7 @@ def _pay(state: State, p: int) -> list[Action]:
 @cache
 def _payments(c1: int, c2: int, c3: int, price: int, currency: int) -> list[Action]:
     """The Pay actions of a hand of these card counts for ``price`` in ``currency`` (R37); callers copy."""
-    return [
-        {"type": "pay", "c1": x, "c2": y, "c3": z}
-        for x, y, z in cards.payments([c1, c2, c3], 0, price, currency)
-    ]
+    return [_PAY[_set_key(x, y, z)] for x, y, z in cards.payments([c1, c2, c3], 0, price, currency)]
 
 
 def _land(state: State, p: int) -> list[Action]:
@@ -434,10 +459,7 @@ def _tutor(state: State, p: int) -> list[Action]:
 
 
 def _place(state: State, p: int) -> list[Action]:
-    return [
-        {"type": "place_candidate", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
-        for i in candidate_spots(state, state.candidate)
-    ]  # D6, R88
+    return [_PLACE[i] for i in candidate_spots(state, state.candidate)]  # D6, R88
 
 
 def _give(state: State, p: int) -> list[Action]:

@@ -49,6 +49,11 @@ _RECRUITS = tuple(
     for card, kinds in zip(CARD_IDS, (*TYPE_TILES, range(NUM_TILES)), strict=True)
 )
 _SPEND = tuple({"type": "spend", "card": card} for card in CARD_IDS)
+#: ``_COURT[first][second]``, by tile kind (only pairs of two young tiles of two types are listed).
+_COURT = tuple(
+    tuple({"type": "court", "first": TILE_IDS[k1], "second": TILE_IDS[k2]} for k2 in range(NUM_TILES))
+    for k1 in range(NUM_TILES)
+)
 _PLACE: ActionTable[int] = ActionTable(lambda i: {"type": "place", "palace": i})
 _BUILD_FLOOR: ActionTable[int] = ActionTable(lambda i: {"type": "build_floor", "palace": i})
 #: Keyed by :func:`palaces.release_key` (palace index, tile kind).
@@ -65,7 +70,7 @@ def court(state: State, seat: int) -> list[Action]:
     earlier player, both available."""
     young = [k for k in YOUNG_TILES if state.supply[k]]
     return [
-        {"type": "court", "first": TILE_IDS[k1], "second": TILE_IDS[k2]}
+        _COURT[k1][k2]
         for i, k1 in enumerate(young)
         for k2 in young[i + 1 :]
         if court_pair(k1, k2) not in state.pairs
