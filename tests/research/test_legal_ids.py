@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import orjson
 import pytest
 
 from engine.registry import GAMES
@@ -39,3 +40,23 @@ def test_an_object_is_found_by_identity_only_once_seen_twice_and_a_copy_never():
     assert ids.of([shared]) == {code: shared} and ids.by_object == {id(shared): code}
     copy = dict(shared)
     assert ids.of([copy]) == {code: copy} and id(copy) not in ids.by_object
+
+
+@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_an_action_listed_at_two_decisions_is_one_object(game_id, players):
+    """What lets the adapter find ids by identity: every game lists one object per action, whoever
+    moves and whatever their hand (default options), so after its first sighting no listed action is
+    serialized again.  Two equal actions as two objects would each cost a JSON dump every step."""
+    game = GAMES[game_id]
+    rng = random.Random(5)
+    objects: dict[bytes, object] = {}  # JSON -> the first object listed with it (kept alive)
+    for seed in range(4):
+        state = game.setup(players, None, seed=seed)
+        while game.to_move(state) is not None:
+            actions = game.legal_actions(state)
+            for action in actions:
+                first = objects.setdefault(orjson.dumps(action, option=orjson.OPT_SORT_KEYS), action)
+                assert first is action, f"{action} listed as two objects"
+            game.apply(state, rng.choice(actions))
+    assert len(objects) > 20

@@ -276,6 +276,15 @@ _PLACE: Final = tuple(
     {"type": "place_candidate", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
     for i in range(len(MINISTRIES) * SPACES)
 )
+_LAND: Final = tuple({"type": "choose_distant_land", "land": land} for land in DISTANT_LANDS)
+#: ``_TUTOR[student][coins - 1]``.
+_TUTOR: Final = tuple(
+    tuple({"type": "tutor", "student": student, "coins": k + 1} for k in range(3))
+    for student in exam.STUDENTS
+)
+_END_TUTORING: Final[Action] = {"type": "end_tutoring"}
+_GIVE_INFLUENCE: Final = tuple({"type": "give_influence", "seat": q} for q in range(MAX_PLAYERS))
+_KEEP: Final = _card_actions("keep_cards")
 
 
 @cache
@@ -379,21 +388,43 @@ def _reward_actions(state: State, p: int, out: list[Action]) -> None:
             continue
         last = card
         if card == CASH:
-            out.append({"type": "reward_cash"})
+            out.append(_REWARD_CASH)
         elif card == GIFT:
             for v in GIFT_VALUES:
                 if state.gift[p * GIFTS + v - 1] == NOT_AVAILABLE:
-                    out.append({"type": "reward_gift", "value": v})
+                    out.append(_REWARD_GIFT[v])
         elif card == EXTRA_ACTION:
-            out.append({"type": "reward_extra_action"})
+            out.append(_REWARD_EXTRA_ACTION)
         elif card == RECRUIT:
             if state.stock[p]:
-                out.append({"type": "reward_recruit_army"})
+                out.append(_REWARD_RECRUIT)
         elif card == INSULTED:
             if state.colonies[p]:
-                out.append({"type": "reward_emperor_insulted"})
+                out.append(_REWARD_INSULTED)
         else:
             _bribery_targets(state, p, card, out)
+
+
+_REWARD_CASH: Final[Action] = {"type": "reward_cash"}
+_REWARD_GIFT: Final = {v: {"type": "reward_gift", "value": v} for v in GIFT_VALUES}
+_REWARD_EXTRA_ACTION: Final[Action] = {"type": "reward_extra_action"}
+_REWARD_RECRUIT: Final[Action] = {"type": "reward_recruit_army"}
+_REWARD_INSULTED: Final[Action] = {"type": "reward_emperor_insulted"}
+_SPACE_COUNT: Final = len(MINISTRIES) * SPACES
+
+
+def _reward_bribery(key: int) -> Action:
+    card, i = divmod(key, _SPACE_COUNT)
+    return {
+        "type": "reward_bribery",
+        "card": REWARDS[card],
+        "ministry": MINISTRIES[i // SPACES],
+        "space": i % SPACES + 1,
+    }
+
+
+#: Keyed ``reward card * official spaces + space index``.
+_REWARD_BRIBERY: Final[ActionTable[int]] = ActionTable(_reward_bribery)
 
 
 def bribery_ministries(state: State, card: int) -> list[int]:
@@ -409,19 +440,12 @@ def _bribery_targets(state: State, p: int, card: int, out: list[Action]) -> None
     tile, owner, secured = state.tile, state.owner, state.secured
     coins = cards.coins(state.hands, p)
     hubu = 1 if has_marker(state, HUBU, p) else 0
-    name = REWARDS[card]
+    key = card * _SPACE_COUNT
     for m in bribery_ministries(state, card):
         for i in SPACES_OF[m]:
             t, o = tile[i], owner[i]
             if t > 0 and (o < 0 or (o != p and not secured[i] and t - hubu <= coins)):
-                out.append(
-                    {
-                        "type": "reward_bribery",
-                        "card": name,
-                        "ministry": MINISTRIES[m],
-                        "space": i % SPACES + 1,
-                    }
-                )
+                out.append(_REWARD_BRIBERY[key + i])
 
 
 # -- the other decisions ----------------------------------------------------------------------------
@@ -439,7 +463,7 @@ def _payments(c1: int, c2: int, c3: int, price: int, currency: int) -> list[Acti
 
 
 def _land(state: State, p: int) -> list[Action]:
-    return [{"type": "choose_distant_land", "land": DISTANT_LANDS[d]} for d in unreached(state, p)]  # D4
+    return [_LAND[d] for d in unreached(state, p)]  # D4
 
 
 def _tutor(state: State, p: int) -> list[Action]:
@@ -447,14 +471,9 @@ def _tutor(state: State, p: int) -> list[Action]:
     chosen = state.tutor[4 * p]
     students = exam.allowed_students(state, p) if chosen < 0 else [chosen]
     h, hands = 3 * p, state.hands
-    out = [
-        {"type": "tutor", "student": exam.STUDENTS[s], "coins": k + 1}
-        for s in students
-        for k in range(3)
-        if hands[h + k]
-    ]
+    out = [_TUTOR[s][k] for s in students for k in range(3) if hands[h + k]]
     if chosen >= 0:
-        out.append({"type": "end_tutoring"})
+        out.append(_END_TUTORING)
     return out
 
 
@@ -463,11 +482,11 @@ def _place(state: State, p: int) -> list[Action]:
 
 
 def _give(state: State, p: int) -> list[Action]:
-    return [{"type": "give_influence", "seat": q} for q in state.ctx["receivers"]]  # D7
+    return [_GIVE_INFLUENCE[q] for q in state.ctx["receivers"]]  # D7
 
 
 def _keep(state: State, p: int) -> list[Action]:
-    return [{"type": "keep_cards", "c1": x, "c2": y, "c3": z} for x, y, z in cards.keep_sets(state.hands, p)]
+    return [_KEEP[_set_key(x, y, z)] for x, y, z in cards.keep_sets(state.hands, p)]  # R98
 
 
 GENERATORS: Final = {
