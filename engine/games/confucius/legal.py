@@ -1,7 +1,8 @@
 """Legal actions of every pending decision, as small dicts.
 
 This is the bots' inner loop, so each generator reads the state once into locals and appends
-ready-made dicts (the frequent ones prebuilt once, below ``box_actions``); the checks are exactly the
+ready-made dicts (prebuilt once, below ``box_actions`` and beside the reward cards: one object per
+action, whoever lists it, but for the advanced game's rare petitions); the checks are exactly the
 preconditions of the rules cited beside them, and ``apply`` (engine.core.GameBase) accepts an action
 only if it is in this list.
 """
@@ -81,6 +82,8 @@ from .state import (
 from .voyages import unreached
 
 ALL_ALLOWED: Final = (True,) * len(MINISTRIES)
+#: Official spaces on the board (``state.tile`` and ``state.owner`` index them).
+_SPACE_COUNT: Final = len(MINISTRIES) * SPACES
 
 
 def legal_actions(state: State) -> list[Action]:
@@ -210,11 +213,11 @@ def box_actions(state: State, p: int) -> list[Action]:
 #: The Bribe Official and Secure Official action of each official space (index as ``state.tile``).
 _BRIBE: Final = tuple(
     {"type": "bribe_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
-    for i in range(len(MINISTRIES) * SPACES)
+    for i in range(_SPACE_COUNT)
 )
 _SECURE: Final = tuple(
     {"type": "secure_official", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
-    for i in range(len(MINISTRIES) * SPACES)
+    for i in range(_SPACE_COUNT)
 )
 _NOMINATE: Final = tuple({"type": "nominate_student", "student": name} for name in exam.STUDENTS)
 _FORCE: Final[Action] = {"type": "force_examination"}
@@ -244,7 +247,7 @@ _TRANSFER: Final = tuple(
         }
         for r in range(MAX_PLAYERS)
     )
-    for i in range(len(MINISTRIES) * SPACES)
+    for i in range(_SPACE_COUNT)
 )
 
 
@@ -274,7 +277,7 @@ _INVADE: Final[ActionTable[int]] = ActionTable(
 )
 _PLACE: Final = tuple(
     {"type": "place_candidate", "ministry": MINISTRIES[i // SPACES], "space": i % SPACES + 1}
-    for i in range(len(MINISTRIES) * SPACES)
+    for i in range(_SPACE_COUNT)
 )
 _LAND: Final = tuple({"type": "choose_distant_land", "land": land} for land in DISTANT_LANDS)
 #: ``_TUTOR[student][coins - 1]``.
@@ -410,7 +413,6 @@ _REWARD_GIFT: Final = {v: {"type": "reward_gift", "value": v} for v in GIFT_VALU
 _REWARD_EXTRA_ACTION: Final[Action] = {"type": "reward_extra_action"}
 _REWARD_RECRUIT: Final[Action] = {"type": "reward_recruit_army"}
 _REWARD_INSULTED: Final[Action] = {"type": "reward_emperor_insulted"}
-_SPACE_COUNT: Final = len(MINISTRIES) * SPACES
 
 
 def _reward_bribery(key: int) -> Action:
