@@ -42,17 +42,25 @@ def test_an_object_is_found_by_identity_only_once_seen_twice_and_a_copy_never():
     assert ids.of([copy]) == {code: copy} and id(copy) not in ids.by_object
 
 
+#: Each game's default options, and those that list more kinds of action: China's fortifications and
+#: Confucius's petitions.
+OPTIONS = [(g, None) for g in GAME_IDS] + [
+    ("china", {"fortifications": True}),
+    ("confucius", {"advanced": True}),
+]
+
+
 @pytest.mark.parametrize("players", [3, 5])
-@pytest.mark.parametrize("game_id", GAME_IDS)
-def test_an_action_listed_at_two_decisions_is_one_object(game_id, players):
+@pytest.mark.parametrize(("game_id", "options"), OPTIONS)
+def test_an_action_listed_at_two_decisions_is_one_object(game_id, options, players):
     """What lets the adapter find ids by identity: every game lists one object per action, whoever
-    moves and whatever their hand (default options), so after its first sighting no listed action is
-    serialized again.  Two equal actions as two objects would each cost a JSON dump every step."""
+    moves and whatever their hand, so after its first sighting no listed action is serialized again.
+    Two equal actions as two objects would each cost a JSON dump every step."""
     game = GAMES[game_id]
     rng = random.Random(5)
     objects: dict[bytes, object] = {}  # JSON -> the first object listed with it (kept alive)
     for seed in range(4):
-        state = game.setup(players, None, seed=seed)
+        state = game.setup(players, options, seed=seed)
         while game.to_move(state) is not None:
             actions = game.legal_actions(state)
             for action in actions:

@@ -68,6 +68,17 @@ _DRAW_DECK: Action = {"type": "draw_deck"}
 _DRAW_DISPLAY: ActionTable[int] = ActionTable(lambda slot: {"type": "draw_display", "slot": slot})
 
 
+def _fortifying(space: int, province: int) -> ActionTable[str]:
+    """The fortify actions of one house space for one of its provinces, by payment name (R64)."""
+    return ActionTable(
+        lambda pay: {"type": "fortify", "space": SPACES[space], "province": PROVINCES[province], "pay": pay}
+    )
+
+
+#: ``_FORTIFY[province][space]``, for the spaces of each province.
+_FORTIFY = tuple({s: _fortifying(s, p) for s in PROVINCE_SPACES[p]} for p in _PROVINCE_RANGE)
+
+
 def legal_actions(st: State) -> list[Action]:
     """The pending decision's actions, a new list (GameBase caches it on the state)."""
     return _BUILDERS[st.phase](st)
@@ -216,8 +227,6 @@ def _fortifications(st: State) -> list[Action]:
             continue
         for s in PROVINCE_SPACES[p]:
             if st.owner[s] == seat:
-                out += [
-                    {"type": "fortify", "space": SPACES[s], "province": PROVINCES[p], "pay": pay}
-                    for pay in opts
-                ]
+                fortify = _FORTIFY[p][s]
+                out += [fortify[pay] for pay in opts]
     return out

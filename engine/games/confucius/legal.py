@@ -1,10 +1,9 @@
 """Legal actions of every pending decision, as small dicts.
 
 This is the bots' inner loop, so each generator reads the state once into locals and appends
-ready-made dicts (prebuilt once, below ``box_actions`` and beside the reward cards: one object per
-action, whoever lists it, but for the advanced game's rare petitions); the checks are exactly the
-preconditions of the rules cited beside them, and ``apply`` (engine.core.GameBase) accepts an action
-only if it is in this list.
+ready-made dicts (prebuilt once, below ``box_actions`` and beside the petitions and reward cards: one
+object per action, whoever lists it); the checks are exactly the preconditions of the rules cited
+beside them, and ``apply`` (engine.core.GameBase) accepts an action only if it is in this list.
 """
 
 from __future__ import annotations
@@ -308,13 +307,13 @@ def _reassign_junks(state: State, p: int, unresolved: list[int], out: list[Actio
         if state.shipyard[src]:
             for dst in range(n):
                 if dst != src:
-                    out.append({"type": "petition_reassign_junks", "source": src, "destination": dst})
+                    out.append(_REASSIGN_JUNKS[src * MAX_PLAYERS + dst])
 
 
 def _replace_student(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
     for s, o in enumerate(state.students):
         if o >= 0 and o != p:
-            out.append({"type": "petition_replace_student", "student": exam.STUDENTS[s]})
+            out.append(_REPLACE_STUDENT[s])
 
 
 def _swap_officials(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
@@ -324,15 +323,7 @@ def _swap_officials(state: State, p: int, unresolved: list[int], out: list[Actio
         if owner[i] == p:
             for j in tiles:
                 if j != i and j % SPACES >= i % SPACES:
-                    out.append(
-                        {
-                            "type": "petition_swap_officials",
-                            "ministry": MINISTRIES[i // SPACES],
-                            "space": i % SPACES + 1,
-                            "other_ministry": MINISTRIES[j // SPACES],
-                            "other_space": j % SPACES + 1,
-                        }
-                    )
+                    out.append(_SWAP_OFFICIALS[i * _SPACE_COUNT + j])
 
 
 def _redeploy_army(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
@@ -341,15 +332,7 @@ def _redeploy_army(state: State, p: int, unresolved: list[int], out: list[Action
     empty = [(pos, b) for pos in open_ for b, o in enumerate(state.boxes[pos]) if o < 0]
     for pos, box in armies:
         for to_pos, to_box in empty:
-            out.append(
-                {
-                    "type": "petition_redeploy_army",
-                    "position": pos + 1,
-                    "box": box,
-                    "to_position": to_pos + 1,
-                    "to_box": to_box,
-                }
-            )
+            out.append(_REDEPLOY_ARMY[pos << 24 | box << 16 | to_pos << 8 | to_box])
 
 
 def _replace_influence(state: State, p: int, unresolved: list[int], out: list[Action]) -> None:
@@ -358,14 +341,57 @@ def _replace_influence(state: State, p: int, unresolved: list[int], out: list[Ac
         for i in SPACES_OF[m]:
             if owner[i] >= 0 and not secured[i]:
                 for q in range(state.n):
-                    out.append(
-                        {
-                            "type": "petition_replace_influence",
-                            "ministry": MINISTRIES[m],
-                            "space": i % SPACES + 1,
-                            "seat": q,
-                        }
-                    )
+                    out.append(_REPLACE_INFLUENCE[i * MAX_PLAYERS + q])
+
+
+# The petitions' targets, one object per action like the rest, keyed as their generators count them.
+
+
+def _reassign_junks_action(key: int) -> Action:
+    source, destination = divmod(key, MAX_PLAYERS)
+    return {"type": "petition_reassign_junks", "source": source, "destination": destination}
+
+
+def _swap_officials_action(key: int) -> Action:
+    i, j = divmod(key, _SPACE_COUNT)
+    return {
+        "type": "petition_swap_officials",
+        "ministry": MINISTRIES[i // SPACES],
+        "space": i % SPACES + 1,
+        "other_ministry": MINISTRIES[j // SPACES],
+        "other_space": j % SPACES + 1,
+    }
+
+
+def _redeploy_army_action(key: int) -> Action:
+    return {
+        "type": "petition_redeploy_army",
+        "position": (key >> 24) + 1,
+        "box": key >> 16 & 0xFF,
+        "to_position": (key >> 8 & 0xFF) + 1,
+        "to_box": key & 0xFF,
+    }
+
+
+def _replace_influence_action(key: int) -> Action:
+    i, seat = divmod(key, MAX_PLAYERS)
+    return {
+        "type": "petition_replace_influence",
+        "ministry": MINISTRIES[i // SPACES],
+        "space": i % SPACES + 1,
+        "seat": seat,
+    }
+
+
+#: Keyed ``source * MAX_PLAYERS + destination``.
+_REASSIGN_JUNKS: Final[ActionTable[int]] = ActionTable(_reassign_junks_action)
+_REPLACE_STUDENT: Final = tuple({"type": "petition_replace_student", "student": s} for s in exam.STUDENTS)
+#: Keyed ``space * official spaces + other space``.
+_SWAP_OFFICIALS: Final[ActionTable[int]] = ActionTable(_swap_officials_action)
+#: Keyed ``position << 24 | box << 16 | to position << 8 | to box`` (position indexes).
+_REDEPLOY_ARMY: Final[ActionTable[int]] = ActionTable(_redeploy_army_action)
+#: Keyed ``space * MAX_PLAYERS + seat``.
+_REPLACE_INFLUENCE: Final[ActionTable[int]] = ActionTable(_replace_influence_action)
 
 
 _PETITION_TARGETS = {
