@@ -97,6 +97,9 @@ LISTEN_SECONDS = 5
 #: timeouts lane and the clock keeper, whose moves are due now, take the CPU first.  (A timeout's
 #: search keeps its priority: it must land within a second of its deadline with its budget's play.)
 NICE_LANES = {"think": 5, "hints": 5}
+#: Seconds between the looks of a worker's command listener thread at its stop flag (the longest a
+#: worker's shutdown waits for it; see :meth:`BotWorker.subscribe`).
+COMMAND_LISTENER_SECONDS = 1.0
 
 #: RQ's functions that log one INFO line per job taken or finished (a busy worker wrote 556 KB of
 #: them in 6.5 minutes); :func:`_per_job_lines_at_debug` moves those lines to DEBUG.
@@ -116,6 +119,19 @@ class BotWorker(SimpleWorker):
     """RQ's non-forking worker, heartbeating the job it runs from a thread (see the module)."""
 
     stopping = False
+
+    def subscribe(self) -> None:
+        """RQ's subscription to this worker's command channel (``rq.command``: stop, kill a job), its
+        listener thread looking at its stop flag every :data:`COMMAND_LISTENER_SECONDS`, not RQ's 60.
+        redis-py 8.2 made stopping that thread wait for it, and a thread that has read the unsubscribe
+        reply then sleeps its whole period: every warm shutdown and every burst run of a worker took up
+        to 60 s (``tabletop serve`` and ``tabletop worker`` outlived a SIGTERM by a minute)."""
+        self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]  # RQ types it None
+            sleep_time=COMMAND_LISTENER_SECONDS, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
 
     def request_stop(self, signum: Any, frame: Any) -> None:
         self.stopping = True  # a warm shutdown, not a lost Redis: do not start again
