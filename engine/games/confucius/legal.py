@@ -107,10 +107,10 @@ def box_actions(state: State, p: int) -> list[Action]:
     """D2 / D8 / D10: every Actions Box action open to ``p`` (cube costs per ``state.mode``).
 
     The hottest generator of the game: the action objects are prebuilt (:data:`_BRIBE` and its
-    neighbours; legal actions are shared and never mutated, engine.core.GameBase), and one pass over
-    the markers finds the officials ``p`` holds, which give the ministries ``p`` has a marker in (R43)
-    and the officials ``p`` may transfer (R62).  Plain loops over the state's lists, no exception
-    for control flow: both the interpreter and the optional mypyc build run them fast.
+    neighbours; legal actions are shared and never mutated, engine.core.GameBase), and the list's own
+    scans (``count``, ``index``) find the officials ``p`` holds, which give the ministries ``p`` has a
+    marker in (R43) and the officials ``p`` may transfer (R62).  Plain loops over the state's lists,
+    no exception for control flow: both the interpreter and the optional mypyc build run them fast.
     """
     n, hands, resolved, tile, owner, secured = (
         state.n,
@@ -122,9 +122,15 @@ def box_actions(state: State, p: int) -> list[Action]:
     )
     coins = cards.coins(hands, p)
     afford = affordable(state, p)
-    mine = [i for i, o in enumerate(owner) if o == p]
-    held = {i // SPACES for i in mine}  # the ministries p has a marker in, any marker state (R43)
-    hubu = 1 if HUBU in held else 0  # R43
+    # the officials p holds (R62), and as bits the ministries p has a marker in, any marker state (R43)
+    mine: list[int] = []
+    held = 0
+    i = -1
+    for _ in range(owner.count(p)):
+        i = owner.index(p, i + 1)
+        mine.append(i)
+        held |= 1 << i // SPACES
+    hubu = held >> HUBU & 1  # R43
     out: list[Action] = []
     if afford[BRIBE]:
         # R65 asks for the influence table; built only once an official could be bribed at all
@@ -151,7 +157,7 @@ def box_actions(state: State, p: int) -> list[Action]:
         if coins >= FORCE_COST and afford[FORCE]:
             out.append(_FORCE)
     if afford[JUNKS]:
-        gongbu = 1 if GONGBU in held else 0
+        gongbu = held >> GONGBU & 1
         for count in range(1, min(MAX_JUNKS_PER_BUY, state.supply) + 1):  # R46, R48
             if JUNK_PRICE[count][gongbu] > coins:
                 break
@@ -164,7 +170,7 @@ def box_actions(state: State, p: int) -> list[Action]:
                     break
                 out.append(_START_VOYAGE[count])
     if afford[ARMY]:
-        licences_needed = RECRUIT_LICENCES[1 if BINGBU in held else 0]
+        licences_needed = RECRUIT_LICENCES[held >> BINGBU & 1]
         if state.stock[p] and cards.licences(hands, p) >= licences_needed:  # R49
             out.append(_RECRUIT)
         if state.colonies[p]:  # R50
@@ -175,10 +181,12 @@ def box_actions(state: State, p: int) -> list[Action]:
                             out.append(_INVADE[pos << 8 | box])
     g = p * GIFTS
     gifts = state.gift[g : g + GIFTS]
-    if afford[BUY_GIFT]:  # R51
-        for v in GIFT_VALUES:
-            if gifts[v - 1] == NOT_AVAILABLE and GIFT_PRICE[v - 1] <= coins:
-                out.append(_BUY_GIFT[v])
+    if afford[BUY_GIFT] and NOT_AVAILABLE in gifts:  # R51
+        for k, price in enumerate(GIFT_PRICE):  # gift value k + 1; the dearer the value, the dearer
+            if price > coins:
+                break
+            if gifts[k] == NOT_AVAILABLE:
+                out.append(_BUY_GIFT[k + 1])
     if afford[GIVE_GIFT] and AVAILABLE in gifts:  # R52, R64: not below a gift held from the recipient
         given = state.given
         for v in GIFT_VALUES:

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from engine.games.confucius import GAME
+from engine.games.confucius.components import GIFT_PRICE, GIFT_VALUES
 from engine.games.confucius.scenario import build
 
 from .helpers import act, events_of, view
@@ -73,6 +74,15 @@ def test_victory_point_chits_and_distant_lands():
         blue = Counter(d["chit"] for d in lands)
         assert sum(blue.values()) == 5 and not blue - BLUE_CHITS
         assert all(d["reached_by"] == [] for d in lands)
+
+
+def test_a_gift_costs_its_value():
+    """Rule R51 (R11: values 1-6): buying a gift costs its value in coins (the value-1 gift is available
+    from the start, R20, and never bought).  So the dearer the value the dearer the gift, which the legal
+    actions rely on: they offer gifts by value and stop at the first the buyer cannot pay."""
+    assert GIFT_VALUES == (1, 2, 3, 4, 5, 6)
+    assert [GIFT_PRICE[v - 1] for v in GIFT_VALUES[1:]] == list(GIFT_VALUES[1:])
+    assert list(GIFT_PRICE) == sorted(GIFT_PRICE)
 
 
 def test_foreign_land_tiles_match_the_table():
