@@ -14,6 +14,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tabletop_client.digits import digits
+
 _PARAM = re.compile(r";\s*([a-z]+)=(\d+)")
 #: An ``X-RateLimit-Reset`` above this is an epoch time (a billion seconds is 31 years of waiting).
 EPOCH_FROM = 10**9
@@ -56,12 +58,12 @@ def parse_rate_limit(headers: Mapping[str, str]) -> RateLimit | None:
             quota, window = declared.get("q"), declared.get("w")
         return RateLimit(policy, params["r"], params.get("t", 0), quota, window)
     remaining = headers.get("x-ratelimit-remaining")
-    if remaining is not None and remaining.strip().isdigit():
-        reset = int(headers["x-ratelimit-reset"]) if headers.get("x-ratelimit-reset", "").isdigit() else 0
+    if remaining is not None and digits(remaining.strip()):
+        reset = int(headers["x-ratelimit-reset"]) if digits(headers.get("x-ratelimit-reset", "")) else 0
         if reset > EPOCH_FROM:  # some gateways send the moment of the reset, not the seconds to it
             reset = max(0, round(reset - time.time()))
         limit = headers.get("x-ratelimit-limit", "").strip()
-        return RateLimit(None, int(remaining), reset, int(limit) if limit.isdigit() else None)
+        return RateLimit(None, int(remaining), reset, int(limit) if digits(limit) else None)
     return None
 
 

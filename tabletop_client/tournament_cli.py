@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_client import ApiError, Client, Doc
+from tabletop_client.digits import digits
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 #: The built-in bot levels (the server validates them too; the client imports nothing of the server).
@@ -191,7 +192,7 @@ def parse_entrant(text: str) -> Doc:
         raise UsageError(f"--entrant {text!r}: the levels are {', '.join(LEVELS)}")
     entrant: Doc = {kind: value}
     if at:
-        if not budget.isdigit():
+        if not digits(budget):
             raise UsageError(f"--entrant {text!r}: @THINK_MS is whole milliseconds, e.g. level:hard@100")
         entrant["think_ms"] = int(budget)
     if name:
@@ -209,7 +210,7 @@ def parse_time_control(text: str) -> Doc:
         key, eq, value = part.partition("=")
         if not eq or not key:
             raise UsageError(f"--time-control {text!r}: expected key=value pairs, e.g. per_move_seconds=30")
-        control[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
+        control[key.strip()] = int(value) if digits(value.strip()) else value.strip()
     return control
 
 

@@ -66,6 +66,7 @@ from openskill.models import PlackettLuce
 
 from engine.ai import DEFAULT_THINK_MS, LEVELS, SEARCH_LEVELS
 from service.config import Config
+from service.digits import digits
 from service.domain.accounts import PLAYER_ID, require_scope
 from service.domain.errors import invalid, not_found, unauthorized
 from service.domain.identity import APP, PLAYER, READ, Caller
@@ -134,7 +135,7 @@ def is_builtin_rater(rater: str) -> bool:
         return False
     if not at:
         return True
-    return think_ms.isdigit() and bot_rater(level, int(think_ms)) == rater
+    return digits(think_ms) and bot_rater(level, int(think_ms)) == rater
 
 
 def stand_in_majority(result: Mapping[str, Any]) -> list[bool]:
@@ -230,7 +231,7 @@ def decode_cursor(cursor: str) -> str:
     except (binascii.Error, UnicodeDecodeError):
         member = ""
     key, sep, rater = member.partition(":")
-    if not sep or not rater or len(key) != 17 or not key.replace(".", "").isdigit():
+    if not sep or not rater or len(key) != 17 or not digits(key.replace(".", "")):
         raise invalid("cursor", "not a cursor this leaderboard gave (next_cursor)")
     return member
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import Flask, Response, g, request
 
+from service.digits import digits
 from service.logs import REQUEST_ID
 
 ACCESS = logging.getLogger("service.access")
@@ -37,7 +38,7 @@ def annotate(**fields: Any) -> None:
 def _version(response: Response) -> int | None:
     """The match version a response carries in its ETag (``"12"``), if any."""
     tag = response.headers.get("ETag", "").strip('"')
-    return int(tag) if tag.isdigit() else None
+    return int(tag) if digits(tag) else None
 
 
 def _match_id(response: Response) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop_client.digits import digits
 from tabletop_client.transport import Doc
 
 
@@ -49,14 +50,14 @@ class SeekSpec:
         after it, as the command line writes one (``china:3:rated:bots=10``)."""
         game, _, rest = text.partition(":")
         count, _, flags = rest.partition(":")
-        if not game or not count.isdigit():
+        if not game or not digits(count):
             raise ValueError(f"{text!r}: write a seek as GAME:PLAYERS[:rated][:bots[=SECONDS]]")
         terms: dict[str, Any] = {}
         for flag in filter(None, flags.split(":")):
             name, _, value = flag.partition("=")
             if name == "rated" and not value:
                 terms["rated"] = True
-            elif name == "bots" and (not value or value.isdigit()):
+            elif name == "bots" and (not value or digits(value)):
                 terms["bots"] = {"allow": True, "after_seconds": int(value or 30)}
             else:
                 raise ValueError(f"{text!r}: {flag!r} is neither rated nor bots[=SECONDS]")

@@ -35,6 +35,9 @@ def test_the_older_x_rate_limit_headers_are_read_too_an_epoch_reset_as_seconds_f
     assert found is not None and found.remaining == 0 and 28 <= found.reset <= 30 and found.quota == 9
     assert parse_rate_limit({"x-ratelimit-remaining": "3", "x-ratelimit-reset": "2"}) == RateLimit(None, 3, 2)
     assert parse_rate_limit({}) is None and parse_rate_limit({"ratelimit": "junk"}) is None
+    # a gateway's header of digits that are digits only to str.isdigit ("²": int refuses it) states none
+    assert parse_rate_limit({"x-ratelimit-remaining": "²"}) is None
+    assert parse_rate_limit({"x-ratelimit-remaining": "3", "x-ratelimit-reset": "²"}) == RateLimit(None, 3, 0)
 
 
 def test_an_api_error_says_when_to_come_back():
@@ -50,7 +53,7 @@ def test_a_seek_spec_reads_as_the_command_line_writes_it():
     assert SeekSpec.parse("china:3") == SeekSpec("china", 3)
     spec = SeekSpec.parse("year_of_dragon:2:rated:bots=10")
     assert spec.rated and spec.bots == {"allow": True, "after_seconds": 10}
-    for bad in ("china", "china:three", "china:3:fast"):
+    for bad in ("china", "china:three", "china:3:fast", "china:²", "china:3:bots=²"):  # "²": isdigit, not int
         with pytest.raises(ValueError, match=r"GAME:PLAYERS|neither"):
             SeekSpec.parse(bad)
 

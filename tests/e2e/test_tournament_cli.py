@@ -116,10 +116,12 @@ def test_follow_takes_the_server_and_key_from_the_environment(
 def test_an_entrant_may_carry_its_bots_think_ms(api: str, key: str, tmp_path: Path) -> None:  # noqa: F811
     """``level:LEVEL@MS`` sends the entrant's ``think_ms``; the server keeps it and seats each of its
     bots with it.  A name after it may be anything (digits too), a player id keeps its ``@``."""
-    from tabletop_client.tournament_cli import parse_entrant
+    from tabletop_client.tournament_cli import UsageError, parse_entrant
 
     assert parse_entrant("level:hard@3:2024") == {"level": "hard", "think_ms": 3, "name": "2024"}
     assert parse_entrant("player:ann@example.org") == {"player": "ann@example.org"}
+    with pytest.raises(UsageError, match="whole milliseconds"):
+        parse_entrant("level:hard@²")  # "²": a digit to str.isdigit, not to int
     done = tabletop(
         "tournament", "--url", api, "--app-key", key, "--game", "year_of_dragon", "--players", "2",
         "--entrant", "level:hard@3:Quick hard", "--entrant", "level:normal@2", "--entrant", "level:random",

@@ -197,6 +197,7 @@ def test_a_level_at_its_own_think_ms_is_its_own_rated_player(
 def test_the_rater_of_a_bot_seat(level: str, think_ms: int | None, rater: str) -> None:
     assert bot_rater(level, think_ms) == rater
     assert is_builtin_rater(rater)
+    assert not is_builtin_rater(f"builtin:{level}@²")  # "²" passes str.isdigit, not int
 
 
 def test_a_rated_tournament_enters_a_level_once_per_think_ms(client: FlaskClient, app: Flask) -> None:

@@ -270,12 +270,15 @@ def test_a_tournaments_records_and_bad_exports(client):
         "until=12-12",
         "limit=0",
         "cursor=x",
+        "cursor=%C2%B2",  # "²": a digit to str.isdigit, not to int (a 500 found by the contract fuzzer)
+        "cursor=%D9%A3",  # "٣": a digit int reads as 3, never a cursor an export gave
         "rated=maybe",
         "since=2030-01-01&until=2020-01-01",
     ):
         resp = client.get(f"/v1/apps/me/records?{bad}", headers=bearer(alpha.key))
         assert resp.status_code == 422, (bad, resp.get_data(as_text=True))
     assert client.get("/v1/me/records?cursor=abc", headers=alpha.as_("ann")).status_code == 422
+    assert client.get("/v1/me/records?cursor=%C2%B2", headers=alpha.as_("ann")).status_code == 422
     assert client.get("/v1/me/records", headers=bearer(alpha.key)).status_code == 422  # which player?
     assert client.get("/v1/apps/me/records").status_code == 401
 

@@ -307,6 +307,10 @@ def test_players_meet_only_their_own_apps_players(lobby: Lobby, client: FlaskCli
         for headers in (who.as_("ann"), bearer(who.key)):
             assert client.get(f"/v1/seeks/{seek_id}", headers=headers).status_code == 404
             assert client.delete(f"/v1/seeks/{seek_id}", headers=headers).status_code == 404
+    # an id whose player count is a digit only to str.isdigit ("²", which int refuses) names no seek
+    forged = mine["id"].replace(".2.", ".\u00b2.", 1)
+    assert forged != mine["id"]
+    assert client.get(f"/v1/seeks/{forged}", headers=lobby.as_("ann")).status_code == 404
     listed = client.get(f"/v1/seeks?game={GAME}", headers=other.as_("cid")).json["seeks"]
     assert [s["id"] for s in listed] == [theirs["id"]]
 

@@ -313,6 +313,7 @@ def test_the_delivery_log_pages_newest_first(client: FlaskClient, backend: Backe
     assert field(client.get(f"{url}/deliveries?limit=0", headers=key)) == "limit"
     assert field(client.get(f"{url}/deliveries?limit=101", headers=key)) == "limit"
     assert field(client.get(f"{url}/deliveries?before=abc", headers=key)) == "before"
+    assert field(client.get(f"{url}/deliveries?before=%C2%B2", headers=key)) == "before"  # "²"
 
 
 def test_a_match_fills_the_log_with_what_the_player_may_see(client: FlaskClient, backend: Backend) -> None:

@@ -798,6 +798,7 @@ def test_retry_after_reads_seconds_and_dates_within_bounds() -> None:
     past = format_datetime(datetime.fromtimestamp(now - 90, UTC), usegmt=True)
     assert retry_after_seconds(past, now) == 0.0
     assert retry_after_seconds("soon", now) is None and retry_after_seconds(None, now) is None
+    assert retry_after_seconds("²", now) is None  # a digit to str.isdigit, which float refuses
 
 
 def test_decide_by_status() -> None:

@@ -323,7 +323,7 @@ def build(desc: dict[str, Any]) -> State:
 def _officials(s: State, desc: dict[str, Any], seat: Any) -> None:
     for where, spec in desc.get("officials", {}).items():
         ministry, _, space = where.partition("#")
-        _check(ministry in MINISTRY_INDEX and space.isdigit() and 1 <= int(space) <= 7, f"bad space {where}")
+        _check(ministry in MINISTRY_INDEX and space in {str(k) for k in range(1, 8)}, f"bad space {where}")
         i = space_index(ministry, int(space))
         if s.tile[i] > 0:
             s.stack.insert(0, s.tile[i])  # the setup's tile goes back under the stack

@@ -52,6 +52,7 @@ from typing import Any
 from engine.ai import LEVELS
 from engine.core import Game
 from service.config import Config
+from service.digits import digits
 from service.domain.accounts import Accounts
 from service.domain.errors import Conflict, Forbidden, invalid, not_found
 from service.domain.feeds import feed
@@ -475,7 +476,7 @@ class Seeks:
         none of this server's."""
         game, _, rest = seek_id.partition(".")
         count, _, tail = rest.partition(".")
-        if game not in self.games or not count.isdigit() or not tail or len(count) > 2:
+        if game not in self.games or not digits(count) or not tail or len(count) > 2:
             return None
         return Pool(app, game, int(count))
 

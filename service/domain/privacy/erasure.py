@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from service.digits import digits
 from service.domain.accounts import PLAYER_ID, Accounts, require_scope
 from service.domain.errors import Forbidden, invalid, not_found, unauthorized
 from service.domain.identity import APP, PLAYER, READ, Caller, player_key
@@ -165,4 +166,4 @@ class Privacy:
 
 def _is_stream_id(text: str) -> bool:
     ms, sep, seq = text.partition("-")
-    return bool(sep) and ms.isdigit() and seq.isdigit() and len(text) <= 41
+    return bool(sep) and digits(ms) and digits(seq) and len(text) <= 41

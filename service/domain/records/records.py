@@ -21,6 +21,7 @@ from typing import Any
 from engine.core import Game
 from engine.records import FULL, SEAT, SPECTATOR, restrict
 from service.config import Config
+from service.digits import digits
 from service.domain.accounts import Accounts
 from service.domain.errors import Forbidden, invalid, not_found
 from service.domain.identity import READ, Caller
@@ -254,7 +255,7 @@ class Records:
 def _int_cursor(cursor: str | None) -> int | None:
     if cursor is None:
         return None
-    if not cursor.isdigit():
+    if not digits(cursor):
         raise invalid("cursor", "not a cursor of this export: pass the one its last line gave")
     return int(cursor)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.digits import digits
 from service.domain.errors import invalid, not_found
 from service.domain.webhooks.endpoints import EndpointRegistry
 from service.domain.webhooks.messages import STATUSES, message_doc
@@ -33,7 +34,7 @@ class DeliveryLog:
             raise invalid("limit", "is from 1 to 1000")
         cursor: int | None = None
         if before is not None:
-            if not before.isdigit():
+            if not digits(before):
                 raise invalid("before", "is the next_cursor of a previous page")
             cursor = int(before)
         found: list[tuple[dict[str, Any], int]] = []

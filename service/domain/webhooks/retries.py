@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC
 
+from service.digits import digits
 from service.domain.webhooks.messages import DELIVERED, FAILED
 
 #: Retries: the shortest pause (seconds); the longest is a 24th of the retry window, at most an hour,
@@ -60,7 +61,7 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
         return None
     text = value.strip()
     seconds: float
-    if text.isdigit():
+    if digits(text):
         seconds = float(text)
     else:
         try:

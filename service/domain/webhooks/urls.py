@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from service.digits import digits
 from service.domain.errors import invalid
 
 log = logging.getLogger(__name__)
@@ -219,7 +220,7 @@ def _parse(url: str, *, allow_http: bool) -> tuple[str, Target]:
     host, shown_host = _check_host(host_text)
     port = DEFAULT_PORTS[scheme]
     if port_text is not None:
-        if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:
+        if not digits(port_text) or len(port_text) > 5:
             raise invalid("url", f"has port {port_text!r}: a port is a number from 1 to 65535")
         port = int(port_text)
         if not 1 <= port <= 65535:
