@@ -27,7 +27,14 @@ figures to compare.
   3.6 times as many steps.  The targets use the rate per decision; the ratios to the rate per step,
   the stricter reading, are printed beside them;
 * ``pettingzoo``: the PettingZoo AEC env, ``last()`` (which builds the observation and mask) then
-  ``step`` with a random legal id.
+  ``step`` with a random legal id;
+* ``null_game``: a Python OpenSpiel game that does nothing (:class:`NullGame`: five legal actions, a
+  counter, answers from Python as our states give them) in the same loop, and ``bare_loop``, the loop
+  alone (a random pick from five ids, no game): their difference is what pyspiel costs any Python
+  game a step.  An adapter doing no work of its own would run at the engine's rate with that cost
+  added to each decision: ``1 / (1 / engine + 1 / null_game - 1 / bare_loop)``, printed as the
+  ``adapter ceiling``; against Liars' Poker's steps it shows whether the stricter reading can be met
+  over this engine at all.
 
 Printed: the rates, and the ratios against the targets of issue 46 (``adapter >= 0.5x engine``,
 ``adapter+features >= 0.2x engine``, ``adapter >= 1x liars_poker``, ``engine >= 1x liars_poker``), and
@@ -65,6 +72,7 @@ TARGETS: tuple[tuple[str, str, str, float | None], ...] = (
     ("engine / liars_poker", "engine", "liars_poker", 1.0),
     ("adapter / liars_poker steps", "adapter", "liars_poker_steps", None),
     ("engine / liars_poker steps", "engine", "liars_poker_steps", None),
+    ("adapter ceiling / liars_poker steps", "adapter ceiling", "liars_poker_steps", None),
 )
 LOOPS = (
     "engine",
@@ -74,9 +82,84 @@ LOOPS = (
     "adapter+tensor",
     "liars_poker",
     "pettingzoo",
+    "null_game",
+    "bare_loop",
 )
 #: Steps between two looks at the clock (a look per step would weigh on the fastest loop most).
 _CHUNK = 16
+
+
+class NullGame(pyspiel.Game):
+    """A Python OpenSpiel game that does nothing: the per-step floor of the loop (see the module)."""
+
+    LENGTH = 100  # steps a game, about what our games last
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        super().__init__(_NULL_TYPE, _NULL_INFO, params or {})
+
+    def new_initial_state(self) -> NullState:
+        return NullState(self)
+
+
+class NullState(pyspiel.State):
+    """Five legal actions, a counter; ``legal_actions`` and ``is_chance_node`` answered from Python, as
+    :class:`research.openspiel_game.TabletopState` answers them."""
+
+    LEGAL = (1, 3, 5, 7, 9)
+
+    def __init__(self, game: NullGame) -> None:
+        super().__init__(game)
+        self.steps = 0
+
+    def current_player(self) -> int:
+        return pyspiel.PlayerId.TERMINAL if self.steps >= NullGame.LENGTH else self.steps % 3
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return list(self.LEGAL)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        return list(self.LEGAL)
+
+    def _apply_action(self, action: int) -> None:
+        self.steps += 1
+
+    def is_terminal(self) -> bool:
+        return self.steps >= NullGame.LENGTH
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def returns(self) -> list[float]:
+        return [0.0, 0.0, 0.0]
+
+
+_NULL_TYPE = pyspiel.GameType(
+    short_name="tabletop_bench_null_game",
+    long_name="A game that does nothing (bench.research)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=3,
+    min_num_players=3,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=False,
+    provides_observation_tensor=False,
+    parameter_specification={},
+)
+_NULL_INFO = pyspiel.GameInfo(
+    num_distinct_actions=10,
+    max_chance_outcomes=0,
+    num_players=3,
+    min_utility=-1.0,
+    max_utility=1.0,
+    utility_sum=0.0,
+    max_game_length=NullGame.LENGTH,
+)
+if _NULL_TYPE.short_name not in pyspiel.registered_names():
+    pyspiel.register_game(_NULL_TYPE, NullGame)
 
 
 # Every loop yields once per decision; the value is the steps since the last yield (the decision, and
@@ -107,6 +190,13 @@ def _pyspiel_steps(game: Any, rng: random.Random, observe: bool) -> Iterator[int
             state.apply_action(rng.choice(state.legal_actions()))
             yield steps
             steps = 0
+
+
+def _bare_steps(rng: random.Random) -> Iterator[int]:
+    legal = NullState.LEGAL
+    while True:
+        rng.choice(list(legal))
+        yield 1
 
 
 def _observer_steps(game: Any, rng: random.Random) -> Iterator[int]:
@@ -148,6 +238,10 @@ def loops(game_id: str, players: int, seed: int) -> dict[str, Iterator[int]]:
             pyspiel.load_game("python_liars_poker"), random.Random(rng.random()), observe=False
         ),
         "pettingzoo": _pettingzoo_steps(game_id, players, random.Random(rng.random())),
+        "null_game": _pyspiel_steps(
+            pyspiel.load_game(_NULL_TYPE.short_name), random.Random(rng.random()), observe=False
+        ),
+        "bare_loop": _bare_steps(random.Random(rng.random())),
     }
 
 
@@ -167,7 +261,8 @@ def _run_slice(loop: Iterator[int], seconds: float, clock: Callable[[], float]) 
 
 def measure(game_id: str, players: int, seconds: float, seed: int = 1, rounds: int = 10) -> dict[str, float]:
     """Decisions per second of every loop of ``game_id``, ``seconds`` in all, interleaved over
-    ``rounds``, and ``liars_poker_steps``: Liars' Poker's steps per second, its deals included."""
+    ``rounds``, ``liars_poker_steps``: Liars' Poker's steps per second, its deals included, and the
+    ``adapter ceiling``: the engine's decisions with pyspiel's cost of a step added to each."""
     gens = loops(game_id, players, seed)
     for g in gens.values():  # warm-up: imports, caches, first deals
         _run_slice(g, 0.01, time.process_time)
@@ -183,6 +278,8 @@ def measure(game_id: str, players: int, seconds: float, seed: int = 1, rounds: i
             spent[name] += dt
     rates = {name: decisions[name] / spent[name] for name in gens}
     rates["liars_poker_steps"] = steps["liars_poker"] / spent["liars_poker"]
+    pyspiel_step = 1 / rates["null_game"] - 1 / rates["bare_loop"]
+    rates["adapter ceiling"] = 1 / (1 / rates["engine"] + pyspiel_step)
     return rates
 
 
@@ -196,10 +293,10 @@ def report(game_id: str, rates: dict[str, float]) -> list[str]:
     for label, num, den, target in TARGETS:
         ratio = rates[num] / rates[den]
         if target is None:
-            lines.append(f"  {label:<28} {ratio:6.2f}x  (no target)")
+            lines.append(f"  {label:<36} {ratio:6.2f}x  (no target)")
             continue
         verdict = "ok" if ratio >= target else "BELOW"
-        lines.append(f"  {label:<28} {ratio:6.2f}x  (target >= {target:.1f}x)  {verdict}")
+        lines.append(f"  {label:<36} {ratio:6.2f}x  (target >= {target:.1f}x)  {verdict}")
     return lines
 
 
