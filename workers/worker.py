@@ -177,6 +177,10 @@ class LaneWorker(BotWorker):
     that has a job); after each job it counts the job's time against its tenant.  Built on the kinds'
     own queues; the tenants' are added as they come."""
 
+    #: The ``tabletop worker`` process that forked this lane's, if any: the lane stops once it is gone
+    #: (killed outright, it could not stop its lanes), as the sweeper and the keeper do.
+    parent: int | None = None
+
     def __init__(self, kinds: list[str], *args: Any, **kwargs: Any) -> None:
         super().__init__(list(kinds), *args, **kwargs)
         self.kinds = list(kinds)
@@ -210,8 +214,12 @@ class LaneWorker(BotWorker):
         self, timeout: int | None, max_idle_time: int | None = None
     ) -> tuple[Job, Queue] | None:
         """RQ's pop, on the queues :meth:`listen` ordered; an idle worker listens anew every
-        :data:`LISTEN_SECONDS` (RQ's pop returns nothing once idle for ``max_idle_time``)."""
+        :data:`LISTEN_SECONDS` (RQ's pop returns nothing once idle for ``max_idle_time``), and stops
+        there once its :attr:`parent` is gone."""
         while True:
+            if self.parent is not None and os.getppid() != self.parent:
+                self.stopping = True  # as a warm shutdown: serve_lane does not start again
+                raise StopRequested()
             self.listen()
             if timeout is None:  # burst: one look at every queue
                 return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
@@ -278,6 +286,19 @@ class LaneScheduler(RQScheduler):
         super().__init__(list(kinds), *args, **kwargs)
         self.kinds = list(kinds)
         self._lanes: LaneStore | None = None
+        self._forked_by: int | None = None
+
+    def start(self) -> Any:
+        self._forked_by = os.getpid()  # the lane's process, which the scheduler's own process outlives if
+        return super().start()  # it is killed outright
+
+    def heartbeat(self) -> None:
+        """RQ's, once a loop (a second); with the lane's process gone (killed: it could not stop this
+        one) the scheduler stops instead, at the loop's next turn, its locks released."""
+        if self._forked_by is not None and os.getppid() != self._forked_by:
+            self.request_stop()
+            return
+        super().heartbeat()
 
     def _listen(self) -> bool:
         """Read the queues of the kinds; whether one is new."""
@@ -300,14 +321,15 @@ class LaneScheduler(RQScheduler):
         return set(super().acquire_locks(auto_start))
 
 
-def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
-    """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``,
-    starting over whenever Redis goes away.  A lane of :data:`NICE_LANES` lowers its CPU priority."""
+def serve_lane(config: Config, lane: str, *, burst: bool = False, parent: int | None = None) -> None:
+    """Work ``lane``'s queues until stopped (SIGTERM/SIGINT), or until they are empty with ``burst``, or
+    until the process ``parent`` (the ``tabletop worker`` that forked this one) is gone, starting over
+    whenever Redis goes away.  A lane of :data:`NICE_LANES` lowers its CPU priority."""
     if lane in NICE_LANES:
         os.nice(NICE_LANES[lane])
     jobs.bind(build(config, store=connect_store(config, timeout=config.redis_timeout_seconds)))
     delay = BACKOFF[0]
-    while True:
+    while parent is None or os.getppid() == parent:
         # The blocking dequeue waits up to WORKER_TTL - 15 s: a read timeout beyond that one.
         connection = connect(config.queue_url, timeout=WORKER_TTL + 5)
         try:
@@ -326,6 +348,7 @@ def serve_lane(config: Config, lane: str, *, burst: bool = False) -> None:
             # default: every 10 minutes), e.g. after the worker that held it was killed.
             maintenance_interval=config.sweep_seconds,
         )
+        worker.parent = parent
         try:
             worker.work(burst=burst, with_scheduler=True, logging_level=config.log_level)
         except redis.RedisError as exc:  # RQ's own teardown talks to the Redis that just went away
@@ -365,8 +388,9 @@ def run_sweeps(redis_url: str, every_seconds: int, parent: int) -> None:
 
 def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(LANES)) -> None:
     """Work ``lanes`` (a process each; the last in this one) until stopped, with the sweeper beside, and
-    the webhook delivery lane (:mod:`workers.webhooks`: a fresh interpreter, gevent patching it first,
-    that stops with this process even if it is killed)."""
+    the webhook delivery lane (:mod:`workers.webhooks`: a fresh interpreter, gevent patching it first).
+    Every child stops with this process even if it is killed (a lane within :data:`LISTEN_SECONDS` of
+    its idle pop, or when its job in progress ends)."""
     if not config.redis_url:
         raise ValueError("TABLETOP_REDIS_URL is not set: a worker needs the API's Redis")
     logs.configure(config.log_level)  # the same JSON lines as the API's
@@ -381,7 +405,8 @@ def run(config: Config, *, burst: bool = False, lanes: tuple[str, ...] = tuple(L
         )
         children.append(fork.Process(target=keep, args=(config, os.getpid()), daemon=True))
     children += [
-        fork.Process(target=serve_lane, args=(config, lane), kwargs={"burst": burst}) for lane in lanes[:-1]
+        fork.Process(target=serve_lane, args=(config, lane), kwargs={"burst": burst, "parent": os.getpid()})
+        for lane in lanes[:-1]
     ]
     for child in children:
         child.start()

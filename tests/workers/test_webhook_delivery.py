@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -36,6 +36,7 @@ from service.config import Config
 from service.domain.accounts import APP_REVOKED
 from service.domain.feeds import feed
 from service.domain.identity import APP, Caller
+from service.domain.matches.bots import LANES
 from service.domain.webhooks.delivery import GONE_REASON, SEND_CHECK_SECONDS
 from service.domain.webhooks.signing import new_secret
 from service.domain.webhooks.webhooks import Webhooks
@@ -44,6 +45,7 @@ from service.storage.webhooks import WebhookStore
 from service.wiring import build
 from tests.service.conftest import TEST_GAMES, make_config
 from workers import webhooks as lane
+from workers.worker import LISTEN_SECONDS
 
 #: Seconds a delivery may take in these tests (the hanging receiver outlasts it).
 TIMEOUT = 1.0
@@ -563,6 +565,33 @@ def test_tabletop_worker_runs_the_lane_beside_its_bot_lanes(
         while running(children[0]):
             assert time.monotonic() < deadline, "the lane outlived its worker's shutdown"
             time.sleep(0.05)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+
+
+def test_tabletop_workers_children_stop_with_it_when_it_is_killed(settings: Config) -> None:
+    """``tabletop worker`` killed outright (SIGKILL: no chance to stop its children) leaves nothing
+    behind: its forked bot lanes, the sweeper, the clock keeper and the delivery lane each see it gone
+    and stop (a bot lane within its idle pop, LISTEN_SECONDS; the sweeper before its next sweep, made
+    every 2 s here), rather than serve on unsupervised."""
+    env = lane.environment(replace(settings, sweep_seconds=2))
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        # a process per lane but the one it works itself, the sweeper, the keeper, the delivery lane
+        while len(children := _children(worker.pid)) < len(LANES) + 2:
+            assert time.monotonic() < deadline, f"tabletop worker started {children}"
+            time.sleep(0.1)
+        time.sleep(1.0)  # a check that they run on while their worker lives
+        assert all(running(pid) for pid in children)
+        worker.kill()
+        worker.wait()
+        deadline = time.monotonic() + 3 * LISTEN_SECONDS
+        while alive := [pid for pid in children if running(pid)]:
+            assert time.monotonic() < deadline, f"outlived their worker: {[_cmdline(p) for p in alive]}"
+            time.sleep(0.1)
     finally:
         if worker.poll() is None:
             worker.kill()
