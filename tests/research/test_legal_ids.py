@@ -40,6 +40,7 @@ def test_an_object_is_found_by_identity_only_once_seen_twice_and_a_copy_never():
     assert ids.of([shared]) == {code: shared} and ids.by_object == {id(shared): code}
     copy = dict(shared)
     assert ids.of([copy]) == {code: copy} and id(copy) not in ids.by_object
+    assert ids.of([copy, shared])[code] is copy and ids.of([shared, copy])[code] is shared  # the first
 
 
 #: Each game's default options, and those that list more kinds of action: China's fortifications and
